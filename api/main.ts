@@ -1,0 +1,29 @@
+import { ApiKeyStore } from '../services/auth/api-keys';
+import { loadKeySecret } from '../services/auth/secret';
+import { loadConfig } from '../services/config';
+import { createLogger } from '../services/log';
+import { createRedis } from '../services/redis/client';
+import { defaultDataDir } from '../services/stack/paths';
+import { createApp } from './app';
+
+/** `npm run api`: one stateless API process; run as many as needed behind a load balancer. */
+function main(): void {
+  const config = loadConfig();
+  const log = createLogger('api', config.logLevel);
+  // Fail fast while Redis is away: requests get a 503 problem instead of waiting.
+  const redis = createRedis(config.redisUrl, log, { failFast: true });
+  const keyStore = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(defaultDataDir()));
+  const app = createApp({ redis, keyPrefix: config.keyPrefix, keyStore, log });
+  const server = app.listen(config.port, () => log.info({ port: config.port }, 'API listening'));
+  const stop = () => {
+    server.close(() => {
+      redis.disconnect();
+      process.exit(0);
+    });
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main();

@@ -1,0 +1,71 @@
+import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { Problem } from './problem';
+
+/**
+ * JSON Schema validation of request bodies (ajv, each schema compiled once at start-up). The same
+ * schemas generate the OpenAPI document. Schemas check shape (types, ranges, which top-level
+ * fields an endpoint accepts); meaning (names, enumerations, expressions, cursors) is checked by
+ * the other parsers of the request layer, which share the FieldSet of the endpoint.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+addFormats(ajv, ['date-time', 'date']);
+
+function fieldPath(e: ErrorObject): string {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let path = '';
+  for (const p of parts) path += /^\d+$/.test(p) ? `[${p}]` : path ? `.${p}` : p;
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    return path ? `${path}.${extra}` : extra;
+  }
+  if (e.keyword === 'required') {
+    const missing = (e.params as { missingProperty: string }).missingProperty;
+    return path ? `${path}.${missing}` : missing;
+  }
+  return path || 'body';
+}
+
+function describe(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return 'is not accepted by this endpoint';
+    case 'required':
+      return 'is required';
+    case 'type':
+      return `must be ${(e.params as { type: string }).type}`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+export function compileSchema(schema: JsonSchema): (body: unknown) => void {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (body: unknown) => {
+    if (validate(body)) return;
+    const errors = (validate.errors ?? []).map((e) => ({ field: fieldPath(e), message: describe(e) }));
+    const first = errors[0] ?? { field: 'body', message: 'is invalid' };
+    throw new Problem(400, 'ValidationFailure', 'validation', 'Validation failure', `${first.field}: ${first.message}`, errors);
+  };
+}
+
+/** Schema fragments shared by endpoint request schemas. */
+export const fragments = {
+  timeRange: {
+    type: 'object',
+    description: 'Custom window [startTime, endTime): ISO 8601 date-times with a zone; startTime strictly before endTime.',
+    properties: { startTime: { type: 'string', format: 'date-time' }, endTime: { type: 'string', format: 'date-time' } },
+  },
+  size: (max: number) => ({ type: 'integer', minimum: 1, maximum: max, default: 50, description: `Rows per page, 1-${max}.` }),
+  searchAfter: {
+    type: ['array', 'null'],
+    items: { type: 'string' },
+    description: 'The nextSearchAfter of the previous page, unchanged; null or absent for the first page.',
+  },
+  projectionList: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+  filter: { type: 'object', description: 'Convenience filters; keys ignore case and separators, singular and plural alike.' },
+  filterExpression: { type: ['object', 'null'], description: 'Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms.' },
+};

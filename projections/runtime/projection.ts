@@ -1,0 +1,26 @@
+import type Redis from 'ioredis';
+import type { TopicSpec } from '../../schemas/catalog';
+import type { PartitionKeys } from '../../services/views/keys';
+import type { RedisOp } from './atomic-apply';
+
+/** A decoded Kafka message handed to a projection, in offset order within its partition. */
+export interface SourceEvent<T = Record<string, unknown>> {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: string | null;
+  /** null for a tombstone (compacted topics). */
+  value: T | null;
+}
+
+/**
+ * A view family. `project` turns a chunk of one partition's events into Redis writes; it may read
+ * the partition's current view state (it is the only writer of that partition's keys, and the
+ * runtime's compare-and-apply rejects its writes if that ever stops being true).
+ * Determinism: the writes depend only on the events and the view state, never on the clock.
+ */
+export interface Projection {
+  view: string;
+  topics: readonly TopicSpec[];
+  project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]>;
+}

@@ -1,0 +1,148 @@
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type Redis from 'ioredis';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { topicName } from '../../schemas/catalog';
+import { PartitionKeys } from '../../services/views/keys';
+import type { Logger } from '../../services/log';
+import { applyAtomically, readAppliedOffset } from './atomic-apply';
+import type { Projection, SourceEvent } from './projection';
+
+export interface RunnerOptions {
+  kafka: Kafka;
+  registry: SchemaRegistry;
+  redis: Redis;
+  projection: Projection;
+  version: number;
+  topicPrefix: string;
+  keyPrefix: string;
+  log: Logger;
+  /** Messages per atomic apply; bounds the size of one Lua call. */
+  chunkSize?: number;
+}
+
+export function groupId(topicPrefix: string, view: string, version: number): string {
+  return `${topicPrefix}mdq.projector.${view}.v${version}`;
+}
+
+/**
+ * Runs one projection at one view version as a member of that version's consumer group.
+ *
+ * Exactly-once into Redis: each chunk's writes and the partition's applied offset commit in one
+ * compare-and-apply script (atomic-apply.ts). The consumer group's committed offset is only a hint
+ * for where to fetch: messages at or below the Redis offset are skipped, and when the group is
+ * ahead of Redis (a view that was dropped or lost), the runner seeks back to the Redis offset.
+ */
+export class ProjectionRunner {
+  private consumer: Consumer | null = null;
+  private readonly applied = new Map<string, number>();
+  private readonly sought = new Map<string, number>();
+  private readonly chunkSize: number;
+  readonly topics: string[];
+
+  constructor(private readonly o: RunnerOptions) {
+    this.chunkSize = o.chunkSize ?? 500;
+    this.topics = o.projection.topics.map((t) => topicName(t, o.topicPrefix));
+  }
+
+  get version(): number {
+    return this.o.version;
+  }
+
+  keys(partition: number): PartitionKeys {
+    return new PartitionKeys(this.o.keyPrefix, this.o.projection.view, this.o.version, partition);
+  }
+
+  async start(): Promise<void> {
+    const { kafka, projection, version, topicPrefix } = this.o;
+    const consumer = kafka.consumer({
+      groupId: groupId(topicPrefix, projection.view, version),
+      sessionTimeout: 30_000,
+      heartbeatInterval: 3_000,
+      maxBytesPerPartition: 2 * 1024 * 1024,
+    });
+    this.consumer = consumer;
+    // After a rebalance another instance may have advanced a partition: forget cached offsets.
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      this.applied.clear();
+      this.sought.clear();
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: true,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.onBatch(payload),
+    });
+  }
+
+  /** Graceful stop: kafkajs lets the running batch finish, commits, and leaves the group. */
+  async stop(): Promise<void> {
+    const c = this.consumer;
+    this.consumer = null;
+    if (c) await c.disconnect();
+  }
+
+  private async appliedOffset(topic: string, partition: number): Promise<number> {
+    const id = `${topic}/${partition}`;
+    let v = this.applied.get(id);
+    if (v === undefined) {
+      v = await readAppliedOffset(this.o.redis, this.keys(partition).offsets, topic);
+      this.applied.set(id, v);
+    }
+    return v;
+  }
+
+  private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const { topic, partition } = batch;
+    const id = `${topic}/${partition}`;
+    if (!batch.messages.length) return;
+    let applied = await this.appliedOffset(topic, partition);
+    const first = Number(batch.messages[0].offset);
+    if (first > applied + 1 && this.sought.get(id) !== applied + 1) {
+      // The group's position is past what the view holds: replay from the view's own offset.
+      this.o.log.warn({ topic, partition, first, applied }, 'group offset ahead of view; seeking to view offset');
+      this.sought.set(id, applied + 1);
+      this.consumer?.seek({ topic, partition, offset: String(applied + 1) });
+      return;
+    }
+    const keys = this.keys(partition);
+    const pending = batch.messages.filter((m) => Number(m.offset) > applied);
+    if (!pending.length) {
+      // A redelivery of messages the view already holds: nothing to write, only move the group on.
+      resolveOffset(batch.lastOffset());
+      await commitOffsetsIfNecessary();
+      return;
+    }
+    for (let i = 0; i < pending.length; i += this.chunkSize) {
+      if (!isRunning() || isStale()) return;
+      const chunk = pending.slice(i, i + this.chunkSize);
+      const events: SourceEvent[] = [];
+      for (const m of chunk) {
+        events.push({
+          topic,
+          partition,
+          offset: Number(m.offset),
+          key: m.key ? m.key.toString() : null,
+          value: m.value ? ((await this.o.registry.decode(m.value)) as Record<string, unknown>) : null,
+        });
+      }
+      const last = events[events.length - 1].offset;
+      const ops = await this.o.projection.project(events, keys, this.o.redis);
+      const res = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops);
+      if (!res.applied) {
+        // Someone else moved this partition's view on (a redelivery after a rebalance): take its
+        // offset and let the next fetch continue from there.
+        this.o.log.warn({ topic, partition, expected: applied, found: res.offset }, 'applied offset moved; skipping chunk');
+        this.applied.set(id, res.offset);
+        if (res.offset >= Number(chunk[0].offset)) resolveOffset(String(Math.min(res.offset, Number(batch.lastOffset()))));
+        return;
+      }
+      applied = last;
+      this.applied.set(id, applied);
+      resolveOffset(String(last));
+      await heartbeat();
+    }
+    await commitOffsetsIfNecessary();
+  }
+}

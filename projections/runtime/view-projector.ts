@@ -1,0 +1,119 @@
+import type { Kafka } from 'kafkajs';
+import type Redis from 'ioredis';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Logger } from '../../services/log';
+import { pointerKey } from '../../services/views/keys';
+import { sleep } from '../../services/stack/process';
+import type { Projection } from './projection';
+import { ProjectionRunner } from './runner';
+import { caughtUp, dropVersion, flipVersion, servedVersion, viewLag } from './versions';
+
+export interface ViewProjectorDeps {
+  kafka: Kafka;
+  registry: SchemaRegistry;
+  redis: Redis;
+  projection: Projection;
+  topicPrefix: string;
+  keyPrefix: string;
+  log: Logger;
+  chunkSize?: number;
+}
+
+/**
+ * Keeps one view family current: runs the served version's runner, follows the pointer when a
+ * rebuild elsewhere flips it, and performs rebuilds (replay into N+1 while the API reads N,
+ * flip, then drop N after a grace period longer than the API's pointer cache).
+ */
+export class ViewProjector {
+  private runner: ProjectionRunner | null = null;
+  private watch: NodeJS.Timeout | null = null;
+  private switching = false;
+
+  constructor(private readonly d: ViewProjectorDeps) {}
+
+  private newRunner(version: number): ProjectionRunner {
+    const d = this.d;
+    return new ProjectionRunner({
+      kafka: d.kafka,
+      registry: d.registry,
+      redis: d.redis,
+      projection: d.projection,
+      version,
+      topicPrefix: d.topicPrefix,
+      keyPrefix: d.keyPrefix,
+      log: d.log.child({ view: d.projection.view, version }),
+      chunkSize: d.chunkSize,
+    });
+  }
+
+  get version(): number | null {
+    return this.runner?.version ?? null;
+  }
+
+  async start(): Promise<void> {
+    const version = await servedVersion(this.d.redis, this.d.keyPrefix, this.d.projection.view);
+    this.runner = this.newRunner(version);
+    await this.runner.start();
+    this.d.log.info({ view: this.d.projection.view, version }, 'projecting');
+    this.watch = setInterval(() => void this.followPointer(), 2_000);
+    this.watch.unref();
+  }
+
+  private async followPointer(): Promise<void> {
+    if (this.switching || !this.runner) return;
+    const served = Number(await this.d.redis.get(pointerKey(this.d.keyPrefix, this.d.projection.view)).catch(() => null));
+    if (!served || served <= this.runner.version) return;
+    this.switching = true;
+    try {
+      this.d.log.info({ from: this.runner.version, to: served }, 'view rebuilt elsewhere; following the new version');
+      await this.runner.stop();
+      this.runner = this.newRunner(served);
+      await this.runner.start();
+    } finally {
+      this.switching = false;
+    }
+  }
+
+  /** Replays the topics into a new version, flips the pointer when caught up, drops the old one. */
+  async rebuild(opts: { graceMs?: number; pollMs?: number } = {}): Promise<{ from: number; to: number }> {
+    const { redis, keyPrefix, projection, log } = this.d;
+    const from = await servedVersion(redis, keyPrefix, projection.view);
+    const to = from + 1;
+    this.switching = true; // the pointer watcher must not race the flip below
+    const next = this.newRunner(to);
+    await next.start();
+    const admin = this.d.kafka.admin();
+    await admin.connect();
+    try {
+      for (;;) {
+        const lag = await viewLag(admin, redis, next.topics, keyPrefix, projection.view, to);
+        if (caughtUp(lag)) break;
+        await sleep(opts.pollMs ?? 500);
+      }
+    } finally {
+      await admin.disconnect();
+    }
+    if (!(await flipVersion(redis, keyPrefix, projection.view, from, to))) {
+      await next.stop();
+      this.switching = false;
+      throw new Error(`the ${projection.view} view moved past version ${from} during the rebuild`);
+    }
+    log.info({ view: projection.view, from, to }, 'view rebuilt; pointer flipped');
+    const old = this.runner;
+    this.runner = next;
+    this.switching = false;
+    if (old) await old.stop();
+    await sleep(opts.graceMs ?? 5_000);
+    const dropped = await dropVersion(redis, keyPrefix, projection.view, from);
+    log.info({ view: projection.view, version: from, keys: dropped }, 'old version dropped');
+    return { from, to };
+  }
+
+  async stop(): Promise<void> {
+    if (this.watch) clearInterval(this.watch);
+    this.watch = null;
+    const r = this.runner;
+    this.runner = null;
+    if (r) await r.stop();
+  }
+}

@@ -1,0 +1,71 @@
+import fs from 'fs';
+import path from 'path';
+
+/**
+ * The topic catalog: every Kafka topic of the service, its key, partitioning, retention and
+ * registry subject. Topics are created and schemas registered from this list at start-up.
+ *
+ * Keying rule (DESIGN.md "Co-partitioning"): market topics — option prints, option quotes, open
+ * interest, underlying prices, equity prints, exchange notifications — are keyed by underlying
+ * ticker and share MARKET_PARTITIONS, so partition p of each holds the same tickers and one
+ * projector instance sees all it needs for them. Reference data (the ticker universe, calendars)
+ * is keyed by its natural id on compacted topics. News is keyed by article id.
+ */
+
+export const MARKET_PARTITIONS = 12;
+
+export type EventType = 'news';
+
+export interface TopicSpec {
+  /** Event type used by file import lines ({"type": ..., "data": ...}). */
+  eventType: EventType;
+  /** Topic name without the deployment prefix. */
+  name: string;
+  /** What the message key is, in words (documentation) ... */
+  keyDescription: string;
+  /** ... and how to compute it from an event. */
+  key: (event: Record<string, unknown>) => string;
+  partitions: number;
+  /** `delete` with retentionMs (-1 = keep forever) for event streams, `compact` for reference data. */
+  cleanupPolicy: 'delete' | 'compact';
+  retentionMs: number;
+  /** Avro schema file under schemas/. */
+  schemaFile: string;
+}
+
+export const TOPICS: readonly TopicSpec[] = [
+  {
+    eventType: 'news',
+    name: 'news.articles',
+    keyDescription: 'article id',
+    key: (e) => String(e.id),
+    partitions: MARKET_PARTITIONS,
+    cleanupPolicy: 'delete',
+    retentionMs: -1,
+    schemaFile: 'news-article.avsc',
+  },
+];
+
+export function topicFor(eventType: string): TopicSpec | undefined {
+  return TOPICS.find((t) => t.eventType === eventType);
+}
+
+/** The topic's name in a deployment (tests use a prefix to share a broker). */
+export function topicName(spec: TopicSpec, prefix: string): string {
+  return `${prefix}${spec.name}`;
+}
+
+/** Confluent TopicNameStrategy: `<topic>-value`. */
+export function subjectName(spec: TopicSpec, prefix: string): string {
+  return `${topicName(spec, prefix)}-value`;
+}
+
+const schemaCache = new Map<string, string>();
+export function schemaText(spec: TopicSpec): string {
+  let s = schemaCache.get(spec.schemaFile);
+  if (!s) {
+    s = fs.readFileSync(path.join(__dirname, spec.schemaFile), 'utf8');
+    schemaCache.set(spec.schemaFile, s);
+  }
+  return s;
+}

@@ -1,0 +1,132 @@
+import crypto from 'crypto';
+import type Redis from 'ioredis';
+
+/**
+ * API keys: 35 characters, the vendor prefix `mdq_` and 31 base62 characters from a
+ * cryptographic source. Only an HMAC-SHA-256 of the key (with a server secret) is stored, so a
+ * Redis dump reveals no usable key. The full key is returned once, at creation.
+ *
+ *   <prefix>:apikeys:byhash   hash  hmac(hex) -> key id
+ *   <prefix>:apikey:<id>      hash  workspace, user, label, createdTime, lastUsedTime, revoked, hash
+ */
+
+export const KEY_PREFIX = 'mdq_';
+export const KEY_LENGTH = 35;
+const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{${KEY_LENGTH - KEY_PREFIX.length}}$`);
+
+export interface ApiKeyRecord {
+  id: string;
+  workspace: string;
+  user: string;
+  label: string;
+  createdTime: number;
+  lastUsedTime: number | null;
+  revoked: boolean;
+}
+
+function randomBase62(n: number): string {
+  // Rejection sampling keeps every character uniformly likely (256 is not a multiple of 62).
+  let out = '';
+  while (out.length < n) {
+    for (const b of crypto.randomBytes(n * 2)) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+export function isWellFormedKey(key: string): boolean {
+  return KEY_SHAPE.test(key);
+}
+
+export class ApiKeyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly secret: string,
+  ) {
+    if (secret.length < 16) throw new Error('the API key secret must be at least 16 characters');
+  }
+
+  private hash(key: string): string {
+    return crypto.createHmac('sha256', this.secret).update(key).digest('hex');
+  }
+
+  private recordKey(id: string): string {
+    return `${this.prefix}:apikey:${id}`;
+  }
+
+  private get indexKey(): string {
+    return `${this.prefix}:apikeys:byhash`;
+  }
+
+  async create(owner: { workspace: string; user: string; label: string }): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = KEY_PREFIX + randomBase62(KEY_LENGTH - KEY_PREFIX.length);
+    const id = `key_${randomBase62(12)}`;
+    const hash = this.hash(key);
+    const record: ApiKeyRecord = { id, ...owner, createdTime: Date.now(), lastUsedTime: null, revoked: false };
+    await this.redis
+      .multi()
+      .hset(this.recordKey(id), {
+        workspace: owner.workspace,
+        user: owner.user,
+        label: owner.label,
+        createdTime: String(record.createdTime),
+        revoked: '0',
+        hash,
+      })
+      .hset(this.indexKey, hash, id)
+      .exec();
+    return { key, record };
+  }
+
+  private async read(id: string): Promise<(ApiKeyRecord & { hash: string }) | null> {
+    const h = await this.redis.hgetall(this.recordKey(id));
+    if (!h.hash) return null;
+    return {
+      id,
+      workspace: h.workspace,
+      user: h.user,
+      label: h.label,
+      createdTime: Number(h.createdTime),
+      lastUsedTime: h.lastUsedTime ? Number(h.lastUsedTime) : null,
+      revoked: h.revoked === '1',
+      hash: h.hash,
+    };
+  }
+
+  /** The active key's record, or null for a malformed, unknown or revoked key. */
+  async verify(key: string): Promise<ApiKeyRecord | null> {
+    if (!isWellFormedKey(key)) return null;
+    const hash = this.hash(key);
+    const id = await this.redis.hget(this.indexKey, hash);
+    if (!id) return null;
+    const rec = await this.read(id);
+    // Constant-time comparison of the stored and computed digests.
+    if (!rec || !crypto.timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex')) || rec.revoked) return null;
+    void this.redis.hset(this.recordKey(id), 'lastUsedTime', String(Date.now())).catch(() => {});
+    const { hash: _h, ...pub } = rec;
+    return pub;
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    const rec = await this.read(id);
+    if (!rec) return false;
+    await this.redis.hset(this.recordKey(id), 'revoked', '1');
+    return true;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    const ids = Object.values(await this.redis.hgetall(this.indexKey));
+    const out: ApiKeyRecord[] = [];
+    for (const id of ids.sort()) {
+      const rec = await this.read(id);
+      if (rec) {
+        const { hash: _h, ...pub } = rec;
+        out.push(pub);
+      }
+    }
+    return out;
+  }
+}

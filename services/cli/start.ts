@@ -1,0 +1,97 @@
+import { ChildProcess, spawn } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { ApiKeyStore } from '../auth/api-keys';
+import { loadKeySecret } from '../auth/secret';
+import { loadConfig } from '../config';
+import { provisionTopicsAndSchemas } from '../kafka/provision';
+import { createRedis } from '../redis/client';
+import { defaultDataDir, repoRoot } from '../stack/paths';
+import { stackUp } from '../stack/stack';
+
+/**
+ * `npm start`: brings the local stack up (or uses KAFKA_BROKERS / SCHEMA_REGISTRY_URL /
+ * REDIS_URL), creates topics and registers schemas, makes sure a local API key exists, then runs
+ * the ingest feed, the projectors and the API as child processes until Ctrl-C. Their JSON logs
+ * go to .data/logs/. The stack keeps running afterwards (`npm run stack -- down` stops it).
+ */
+
+const say = (m: string) => console.log(`[start] ${m}`);
+
+async function ensureDevKey(dataDir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const config = loadConfig(env);
+  const redis = createRedis(config.redisUrl);
+  try {
+    const store = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(dataDir, env));
+    const file = path.join(dataDir, 'dev-api-key');
+    const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+    if (existing && (await store.verify(existing))) {
+      say(`local API key: in ${path.relative(process.cwd(), file)} (printed when it was created)`);
+      return;
+    }
+    const { key } = await store.create({ workspace: 'local', user: 'developer', label: 'npm start' });
+    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    say(`local API key (shown once, also saved to ${path.relative(process.cwd(), file)}):\n\n    ${key}\n`);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
+  const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
+  const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
+  const child = spawn(tsx, [script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  children.set(name, child);
+  child.on('exit', (code, signal) => {
+    fs.closeSync(log);
+    children.delete(name);
+    if (stopping()) return;
+    // A supervisor in miniature: a crashed process is restarted; its state lives in Kafka/Redis.
+    say(`${name} exited (${signal ?? code}); restarting in 2 s — see .data/logs/${name}.log`);
+    setTimeout(() => runChild(name, script, args, env, logDir, children, stopping), 2_000);
+  });
+}
+
+async function main(): Promise<void> {
+  const dataDir = defaultDataDir();
+  const t0 = Date.now();
+  const stackEnv = await stackUp({ dataDir, log: (m) => say(m) });
+  const env: NodeJS.ProcessEnv = { ...process.env, ...stackEnv };
+  const config = loadConfig(env);
+  await provisionTopicsAndSchemas(config);
+  say(`topics created and schemas registered (stack ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  await ensureDevKey(dataDir, env);
+
+  const logDir = path.join(dataDir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  runChild('projector', 'projections/main.ts', [], env, logDir, children, () => stopping);
+  runChild('ingest', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
+  runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
+  say(`API on http://localhost:${config.port}  (logs in ${path.relative(process.cwd(), logDir)}/)`);
+  say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
+  say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and Redis.');
+
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping...');
+    for (const c of children.values()) c.kill('SIGTERM');
+    const check = setInterval(() => {
+      if (children.size === 0) {
+        clearInterval(check);
+        process.exit(0);
+      }
+    }, 100);
+    setTimeout(() => process.exit(0), 20_000).unref();
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((err) => {
+  console.error(`[start] ${(err as Error).message}`);
+  process.exit(1);
+});

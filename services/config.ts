@@ -1,0 +1,35 @@
+/**
+ * Process configuration, from the environment only. The connection variables are the ones
+ * DESIGN.md names; the launcher fills them in when it provisions the local stack.
+ */
+export interface Config {
+  kafkaBrokers: string[];
+  schemaRegistryUrl: string;
+  redisUrl: string;
+  port: number;
+  /** Prefixes topic names and consumer groups; lets tests share one broker without collisions. */
+  topicPrefix: string;
+  /** Prefixes every Redis key; lets tests share one Redis without collisions. */
+  keyPrefix: string;
+  logLevel: string;
+}
+
+function required(name: string, env: NodeJS.ProcessEnv): string {
+  const v = env[name];
+  if (!v) throw new Error(`${name} is not set (run through \`npm start\`, or set it to an existing service)`);
+  return v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a TCP port, got ${env.PORT}`);
+  return {
+    kafkaBrokers: required('KAFKA_BROKERS', env).split(',').map((s) => s.trim()).filter(Boolean),
+    schemaRegistryUrl: required('SCHEMA_REGISTRY_URL', env).replace(/\/+$/, ''),
+    redisUrl: required('REDIS_URL', env),
+    port,
+    topicPrefix: env.MDQ_TOPIC_PREFIX ?? '',
+    keyPrefix: env.MDQ_KEY_PREFIX ?? 'mdq',
+    logLevel: env.LOG_LEVEL ?? 'info',
+  };
+}

@@ -1,0 +1,30 @@
+import { Kafka, logLevel, LogEntry } from 'kafkajs';
+import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+
+/** kafkajs logs go through the process logger (pino) instead of kafkajs's own console lines. */
+function kafkaLogCreator(log?: Logger) {
+  return () =>
+    ({ level, log: entry }: LogEntry) => {
+      if (!log) return;
+      const { message, ...extra } = entry;
+      const fn = level <= logLevel.ERROR ? log.error : level === logLevel.WARN ? log.warn : log.debug;
+      fn.call(log, { kafkajs: extra }, message);
+    };
+}
+
+export function createKafka(config: Config, clientId: string, log?: Logger): Kafka {
+  return new Kafka({
+    clientId,
+    brokers: config.kafkaBrokers,
+    logLevel: logLevel.WARN,
+    logCreator: kafkaLogCreator(log),
+    // A broker restart must not kill a process: keep retrying for about a minute.
+    retry: { initialRetryTime: 200, retries: 12, maxRetryTime: 5_000 },
+  });
+}
+
+export function createRegistry(config: Config): SchemaRegistry {
+  return new SchemaRegistry({ host: config.schemaRegistryUrl, retry: { retries: 5 } });
+}

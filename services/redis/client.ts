@@ -1,0 +1,25 @@
+import Redis from 'ioredis';
+import type { Logger } from '../log';
+
+/**
+ * A Redis connection that survives Redis going away: commands fail fast while it is down (so an
+ * API answers 503 instead of hanging) and the client reconnects by itself when it returns.
+ */
+export function createRedis(url: string, log?: Logger, opts: { failFast?: boolean } = {}): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: opts.failFast ? 1 : 20,
+    enableOfflineQueue: !opts.failFast,
+    retryStrategy: (times) => Math.min(100 * times, 2_000),
+    lazyConnect: false,
+  });
+  let down = false;
+  redis.on('error', (err) => {
+    if (!down) log?.warn({ err: err.message }, 'redis unavailable');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) log?.info('redis available again');
+    down = false;
+  });
+  return redis;
+}

@@ -1,0 +1,135 @@
+import { spawn } from 'child_process';
+import fs from 'fs';
+import net from 'net';
+
+/** A daemon the launcher started: its pid file and log live in the component's data folder. */
+export interface DaemonSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  pidFile: string;
+  logFile: string;
+  /** A string that must appear in /proc/<pid>/cmdline, so a recycled pid is not mistaken for ours. */
+  marker: string;
+}
+
+export function readPid(pidFile: string): number | null {
+  try {
+    const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isAlive(pid: number, marker?: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (!marker) return true;
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+  } catch {
+    return false;
+  }
+}
+
+export function runningPid(spec: Pick<DaemonSpec, 'pidFile' | 'marker'>): number | null {
+  const pid = readPid(spec.pidFile);
+  return pid !== null && isAlive(pid, spec.marker) ? pid : null;
+}
+
+/** Starts the daemon detached from this process (it outlives `npm start` until `stack down`). */
+export function startDaemon(spec: DaemonSpec): number {
+  const out = fs.openSync(spec.logFile, 'a');
+  const child = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    detached: true,
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  if (!child.pid) throw new Error(`${spec.name}: could not spawn ${spec.command}`);
+  child.unref();
+  fs.writeFileSync(spec.pidFile, String(child.pid));
+  return child.pid;
+}
+
+export async function stopDaemon(spec: Pick<DaemonSpec, 'pidFile' | 'marker'>, graceMs = 15_000): Promise<boolean> {
+  const pid = runningPid(spec);
+  if (pid === null) {
+    fs.rmSync(spec.pidFile, { force: true });
+    return false;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && isAlive(pid)) await sleep(100);
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  while (isAlive(pid)) await sleep(50);
+  fs.rmSync(spec.pidFile, { force: true });
+  return true;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export function tailFile(file: string, lines = 25): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Asks the kernel for a free TCP port on the loopback address. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host });
+    sock.setTimeout(1000);
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+    sock.once('timeout', () => {
+      sock.destroy();
+      resolve(false);
+    });
+  });
+}
+
+/** Polls `check` until it resolves true, the daemon dies, or the timeout passes. */
+export async function waitUntil(
+  what: string,
+  check: () => Promise<boolean>,
+  opts: { timeoutMs: number; alive?: () => boolean; logFile?: string },
+): Promise<void> {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (opts.alive && !opts.alive()) {
+      throw new Error(`${what} exited during start-up. Last lines of ${opts.logFile}:\n${tailFile(opts.logFile ?? '')}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what} not ready after ${opts.timeoutMs} ms. Last lines of ${opts.logFile}:\n${tailFile(opts.logFile ?? '')}`);
+    }
+    await sleep(250);
+  }
+}
