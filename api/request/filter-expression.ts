@@ -137,7 +137,7 @@ export function compileExpression<Row>(raw: unknown, fields: FieldSet<Row>, form
     if (typeof node !== 'object' || node === null || Array.isArray(node)) throw invalid(path, 'must be an object (a group or a term)');
     const o = node as Record<string, unknown>;
     const isGroup = syn.group.conj in o || syn.group.children in o;
-    const allowed = isGroup ? [syn.group.conj, syn.group.children] : ['field', syn.term.op, 'value', 'values'];
+    const allowed = isGroup ? [syn.group.conj, syn.group.children] : form === 'A' ? ['field', syn.term.op, 'value', 'values'] : ['field', syn.term.op, 'value'];
     for (const k of Object.keys(o)) {
       if (!allowed.includes(k)) throw invalid(`${path}.${k}`, `is not allowed in a ${isGroup ? 'group' : 'term'} node (allowed: ${allowed.join(', ')})`);
     }
