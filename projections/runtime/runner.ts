@@ -20,8 +20,9 @@ export interface RunnerOptions {
   chunkSize?: number;
 }
 
-export function groupId(topicPrefix: string, view: string, version: number): string {
-  return `${topicPrefix}mdq.projector.${view}.v${version}`;
+/** One consumer group per (view store, view, version): a rebuild or a second store never shares offsets. */
+export function groupId(topicPrefix: string, keyPrefix: string, view: string, version: number): string {
+  return `${topicPrefix}mdq.projector.${keyPrefix}.${view}.v${version}`;
 }
 
 /**
@@ -55,7 +56,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     const { kafka, projection, version, topicPrefix } = this.o;
     const consumer = kafka.consumer({
-      groupId: groupId(topicPrefix, projection.view, version),
+      groupId: groupId(topicPrefix, this.o.keyPrefix, projection.view, version),
       sessionTimeout: 30_000,
       heartbeatInterval: 3_000,
       maxBytesPerPartition: 2 * 1024 * 1024,

@@ -40,8 +40,8 @@ async function ensureDevKey(dataDir: string, env: NodeJS.ProcessEnv): Promise<vo
 
 function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const tsx = path.join(repoRoot, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, [script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  // `node --import tsx` runs the TypeScript in this one process, so signals reach it directly.
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
   children.set(name, child);
   child.on('exit', (code, signal) => {
     fs.closeSync(log);

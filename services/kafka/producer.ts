@@ -19,6 +19,9 @@ export class EventProducer {
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
+      // An idempotent producer retries without limit (kafkajs warns otherwise): a broker restart
+      // delays a send, it never drops one.
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5_000 },
       createPartitioner: Partitioners.DefaultPartitioner,
     });
   }

@@ -1,0 +1,134 @@
+import { ChildProcess, spawn } from 'child_process';
+import path from 'path';
+import type Redis from 'ioredis';
+import type { Config } from '../../services/config';
+import { createKafka, createRegistry } from '../../services/kafka/clients';
+import { EventProducer } from '../../services/kafka/producer';
+import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
+import { createLogger } from '../../services/log';
+import { createRedis } from '../../services/redis/client';
+import { repoRoot } from '../../services/stack/paths';
+import { topicName, TOPICS } from '../../schemas/catalog';
+import { newsProjection } from '../../projections/news/projection';
+import { ViewProjector } from '../../projections/runtime/view-projector';
+import { caughtUp, viewLag } from '../../projections/runtime/versions';
+import { waitFor } from './env';
+import type { NewsArticle } from '../../ingest/sources/news-simulator';
+
+export interface TestPipeline {
+  config: Config;
+  redis: Redis;
+  producer: EventProducer;
+  newsTopic: string;
+  newProjector(keyPrefix?: string): ViewProjector;
+  waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Topics, schemas, a producer and a Redis client in the test's own namespace. */
+export async function openPipeline(config: Config): Promise<TestPipeline> {
+  await provisionTopicsAndSchemas(config);
+  const log = createLogger('test', 'silent');
+  const kafka = createKafka(config, 'mdq-test');
+  const registry = createRegistry(config);
+  const redis = createRedis(config.redisUrl);
+  const producer = new EventProducer(kafka, registry, config.topicPrefix);
+  await producer.connect();
+  const admin = kafka.admin();
+  await admin.connect();
+  const projectors: ViewProjector[] = [];
+  const newsTopic = topicName(TOPICS.find((t) => t.eventType === 'news')!, config.topicPrefix);
+  return {
+    config,
+    redis,
+    producer,
+    newsTopic,
+    newProjector(keyPrefix = config.keyPrefix) {
+      const p = new ViewProjector({ kafka, registry, redis, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix, log });
+      projectors.push(p);
+      return p;
+    },
+    async waitCaughtUp(version, keyPrefix = config.keyPrefix, timeoutMs = 60_000) {
+      await waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, [newsTopic], keyPrefix, 'news', version)), timeoutMs, 200);
+    },
+    async close() {
+      for (const p of projectors) await p.stop();
+      await producer.disconnect();
+      await admin.disconnect();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Every key of one view version with its content, key names relative to the version. */
+export async function snapshotView(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
+  const base = `${prefix}:${view}:v${version}:`;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 1000);
+    cursor = next;
+    keys.push(...batch);
+  } while (cursor !== '0');
+  const out: Record<string, unknown> = {};
+  for (const k of keys.sort()) {
+    const type = await redis.type(k);
+    const rel = k.slice(base.length);
+    if (type === 'hash') {
+      const h = await redis.hgetall(k);
+      out[rel] = Object.fromEntries(Object.entries(h).sort(([a], [b]) => (a < b ? -1 : 1)));
+    } else if (type === 'zset') out[rel] = await redis.zrange(k, 0, -1, 'WITHSCORES');
+    else if (type === 'string') out[rel] = await redis.get(k);
+    else out[rel] = `<${type}>`;
+  }
+  return out;
+}
+
+/** Runs a TypeScript entry point as its own node process (one process: signals reach it). */
+export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return Object.assign(child, { output: () => out });
+}
+
+export function configEnv(config: Config): NodeJS.ProcessEnv {
+  return {
+    KAFKA_BROKERS: config.kafkaBrokers.join(','),
+    SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
+    REDIS_URL: config.redisUrl,
+    MDQ_TOPIC_PREFIX: config.topicPrefix,
+    MDQ_KEY_PREFIX: config.keyPrefix,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+const TICKERS = ['AAPL', 'MSFT', 'NVDA', 'TSLA', 'AMZN', 'META', 'GOOGL', 'JPM'];
+const TOPIC_POOL = ['EARNINGS', 'M_AND_A', 'ECON_NUMBERS', 'MOVERS_AND_SHAKERS', 'ANALYST_RATINGS', 'FDA'];
+const SENT = ['EXTREMELY_BEARISH', 'MODERATELY_BEARISH', 'SLIGHTLY_BEARISH', 'NEUTRAL', 'SLIGHTLY_BULLISH', 'MODERATELY_BULLISH', 'EXTREMELY_BULLISH'];
+
+/**
+ * A fixed article set for tests: ids 1..n, publishedTime stepping so that groups of three share
+ * one millisecond (tie-breaks are exercised), tickers/topics/sentiments cycling.
+ */
+export function syntheticArticles(n: number, t0 = Date.UTC(2024, 4, 1, 13, 30)): NewsArticle[] {
+  const out: NewsArticle[] = [];
+  for (let i = 1; i <= n; i++) {
+    const tickers = [{ ticker: TICKERS[i % TICKERS.length], sentiment: SENT[i % 7] }];
+    if (i % 4 === 0) tickers.push({ ticker: TICKERS[(i + 3) % TICKERS.length], sentiment: SENT[(i + 2) % 7] });
+    out.push({
+      id: i,
+      publishedTime: t0 + Math.floor(i / 3) * 1000,
+      title: `Article ${i} about ${tickers[0].ticker}`,
+      body: i % 5 === 0 ? null : `Body of article ${i}. ${i % 2 ? 'Guidance raised.' : 'Shares fell.'}`,
+      topics: i % 6 === 0 ? [] : [TOPIC_POOL[i % TOPIC_POOL.length], ...(i % 3 === 0 ? [TOPIC_POOL[(i + 1) % TOPIC_POOL.length]] : [])],
+      tickers,
+    });
+  }
+  return out;
+}
