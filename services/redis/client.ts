@@ -23,3 +23,15 @@ export function createRedis(url: string, log?: Logger, opts: { failFast?: boolea
   });
   return redis;
 }
+
+/** Resolves once the connection is ready (fail-fast clients reject commands until then). */
+export function redisReady(redis: Redis, timeoutMs = 10_000): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`redis not ready after ${timeoutMs} ms`)), timeoutMs);
+    redis.once('ready', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
