@@ -1,11 +1,9 @@
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
-import { ApiKeyStore } from '../auth/api-keys';
-import { loadKeySecret } from '../auth/secret';
+import { ensureDevKey } from '../auth/dev-key';
 import { loadConfig } from '../config';
 import { provisionTopicsAndSchemas } from '../kafka/provision';
-import { createRedis } from '../redis/client';
 import { defaultDataDir, repoRoot } from '../stack/paths';
 import { stackUp } from '../stack/stack';
 
@@ -17,26 +15,6 @@ import { stackUp } from '../stack/stack';
  */
 
 const say = (m: string) => console.log(`[start] ${m}`);
-
-async function ensureDevKey(dataDir: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const config = loadConfig(env);
-  const redis = createRedis(config.redisUrl);
-  try {
-    const store = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(dataDir, env));
-    const file = path.join(dataDir, 'dev-api-key');
-    const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-    if (existing && (await store.verify(existing))) {
-      say(`local API key: in ${path.relative(process.cwd(), file)} (printed when it was created)`);
-      return;
-    }
-    const { key } = await store.create({ workspace: 'local', user: 'developer', label: 'npm start' });
-    fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
-    fs.chmodSync(file, 0o600);
-    say(`local API key (shown once, also saved to ${path.relative(process.cwd(), file)}):\n\n    ${key}\n`);
-  } finally {
-    redis.disconnect();
-  }
-}
 
 function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
@@ -61,7 +39,7 @@ async function main(): Promise<void> {
   const config = loadConfig(env);
   await provisionTopicsAndSchemas(config);
   say(`topics created and schemas registered (stack ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
-  await ensureDevKey(dataDir, env);
+  await ensureDevKey(dataDir, env, say);
 
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });

@@ -241,7 +241,7 @@ describe('authentication and HTTP errors', () => {
     const res = await raw({ headers: { 'Content-Type': 'application/json', ...(auth ? { Authorization: auth } : {}) }, body: '{}' });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    const body = await res.json();
+    const body = (await res.json()) as { detail: string };
     expect(body).toMatchObject({ status: 401, category: 'auth', code: 'Unauthorized' });
     expect(body.detail).toMatch(detail);
   });
@@ -292,7 +292,7 @@ describe('authentication and HTTP errors', () => {
   it('an empty body is the default request', async () => {
     const res = await raw({ headers: { Authorization: `Bearer ${api.key}` } });
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toHaveLength(50);
+    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(50);
   });
 
   it('echoes a sane X-Request-Id and generates one otherwise', async () => {

@@ -25,7 +25,7 @@ describe('schema registry', () => {
 
   it('registers the news schema under <topic>-value with BACKWARD compatibility', async () => {
     const subject = subjectName(news, config.topicPrefix);
-    const cfg = await (await fetch(`${base()}/config/${subject}`)).json();
+    const cfg = (await (await fetch(`${base()}/config/${subject}`)).json()) as { compatibilityLevel: string };
     expect(cfg.compatibilityLevel).toBe('BACKWARD');
     const versions = await (await fetch(`${base()}/subjects/${subject}/versions`)).json();
     expect(versions).toEqual([1]);
