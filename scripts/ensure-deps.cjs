@@ -18,7 +18,8 @@ function needsInstall() {
 }
 
 if (needsInstall()) {
-  console.log('[deps] installing node dependencies (npm ci)...');
-  const cmd = fs.existsSync(lock) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund';
-  execSync(cmd, { cwd: root, stdio: 'inherit' });
+  console.log('[deps] installing node dependencies...');
+  // `npm install` rather than `npm ci`: it installs the locked versions as well, and npm 11 on
+  // this machine kind (omit-lockfile-registry-resolved) refuses `npm ci` on its own lock file.
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 }
