@@ -5,6 +5,7 @@ const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] 
 
 /** @type {import('jest').Config} */
 module.exports = {
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {
       displayName: 'unit',
