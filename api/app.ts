@@ -6,7 +6,7 @@ import type { Logger } from '../services/log';
 import { ENDPOINTS } from './endpoints';
 import { requireApiKey } from './request/auth';
 import { EndpointContext, mountEndpoint } from './request/endpoint';
-import { Problem, internal, notFound, unavailable } from './request/problem';
+import { Problem, internal, invalid, notFound, unavailable } from './request/problem';
 import { ViewPointers } from './views/pointer';
 
 export interface AppDeps {
@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
   const makeContext = (req: Request): EndpointContext => ({ redis, keyPrefix, views, log, requestId: req.requestId ?? '' });
-  for (const def of ENDPOINTS) mountEndpoint(v1, def, (req) => makeContext(req));
+  for (const def of ENDPOINTS) mountEndpoint(v1, def, makeContext);
   app.use('/v1', v1);
 
   app.use((req: Request) => {
@@ -73,7 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
     let problem: Problem;
     const e = err as { type?: string; status?: number; message?: string };
     if (err instanceof Problem) problem = err;
-    else if (e?.type === 'entity.parse.failed') problem = new Problem(400, 'ValidationFailure', 'validation', 'Validation failure', `body: malformed JSON (${e.message})`, [{ field: 'body', message: 'malformed JSON' }]);
+    else if (e?.type === 'entity.parse.failed') problem = invalid('body', `malformed JSON (${e.message})`);
     else if (e?.type === 'entity.too.large') problem = new Problem(413, 'PayloadTooLarge', 'validation', 'Payload too large', `The request body exceeds the ${BODY_LIMIT} limit`);
     else if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') problem = new Problem(415, 'UnsupportedMediaType', 'validation', 'Unsupported media type', e.message ?? 'Unsupported body encoding');
     else if (isRedisDown(err, redis)) problem = unavailable('The data store is briefly unreachable; retry shortly');

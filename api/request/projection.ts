@@ -7,13 +7,13 @@ import { invalid } from './problem';
  * BODY, SENTIMENT) or unknown is a 400. Returns the response keys to drop from every row.
  */
 export function parseProjection<Row>(includes: unknown, excludes: unknown, fields: FieldSet<Row>): Set<string> {
+  const projectable = fields.fields.filter((x) => x.projectable).map((x) => x.name);
   const list = (raw: unknown, path: string): string[] => {
     if (raw === undefined || raw === null) return [];
     if (!Array.isArray(raw)) throw invalid(path, 'must be an array of projection names');
     return raw.map((n, i) => {
       if (typeof n !== 'string') throw invalid(`${path}[${i}]`, 'must be a projection name (string)');
       const f = fields.lookup(n);
-      const projectable = fields.fields.filter((x) => x.projectable).map((x) => x.name);
       if (!f) throw invalid(`${path}[${i}]`, `'${n}' is not a projection name of this endpoint (projectable: ${projectable.join(', ')})`);
       if (!f.projectable) throw invalid(`${path}[${i}]`, `'${n}' is filterable but not projectable (projectable: ${projectable.join(', ')})`);
       return f.name;

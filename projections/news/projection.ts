@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { TOPICS } from '../../schemas/catalog';
+import { topicFor } from '../../schemas/catalog';
 import type { PartitionKeys } from '../../services/views/keys';
 import { NEWS_VIEW, NewsArticleEvent, NewsRow, idField, indexKeysOf, indexMember, newsKeys } from '../../services/views/news';
 import type { RedisOp } from '../runtime/atomic-apply';
@@ -22,7 +22,7 @@ function toRow(e: NewsArticleEvent): NewsRow {
  */
 export const newsProjection: Projection = {
   view: NEWS_VIEW,
-  topics: TOPICS.filter((t) => t.eventType === 'news'),
+  topics: [topicFor('news')!],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
     const k = newsKeys(keys);

@@ -1,4 +1,3 @@
-import { TOPICS } from '../../schemas/catalog';
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
 import { testConfig } from '../support/env';
 import { TestApi, startApi } from '../support/http';
@@ -18,7 +17,7 @@ let api: TestApi;
 
 beforeAll(async () => {
   pipe = await openPipeline(config);
-  await pipe.producer.send(TOPICS.find((t) => t.eventType === 'news')!, articles as never);
+  await pipe.producer.send(pipe.newsSpec, articles as never);
   const projector = pipe.newProjector();
   await projector.start();
   await pipe.waitCaughtUp(1);

@@ -1,7 +1,7 @@
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
-import { subjectName, TOPICS } from '../../schemas/catalog';
+import { subjectName, topicFor } from '../../schemas/catalog';
 import { readNewsPage } from '../../api/views/news-reader';
 import { NewsFeed } from '../../ingest/sources/news-feed';
 import { newsBetween } from '../../ingest/sources/news-simulator';
@@ -11,7 +11,7 @@ import { TestPipeline, configEnv, openPipeline, snapshotView, spawnTs } from '..
 
 const config = testConfig('ingest');
 let pipe: TestPipeline;
-const news = TOPICS.find((t) => t.eventType === 'news')!;
+const news = topicFor('news')!;
 
 beforeAll(async () => {
   pipe = await openPipeline(config);

@@ -24,7 +24,7 @@ describe('produce -> project -> read', () => {
   const articles = syntheticArticles(300);
 
   it('materializes every article with its indexes, exactly once', async () => {
-    await pipe.producer.send({ ...requireNews() }, articles as never);
+    await pipe.producer.send(pipe.newsSpec, articles as never);
     const projector = pipe.newProjector();
     await projector.start();
     await pipe.waitCaughtUp(1);
@@ -33,7 +33,7 @@ describe('produce -> project -> read', () => {
     const ids = docs.flatMap(([, h]) => Object.keys(h as object));
     expect(ids.sort()).toEqual(articles.map((a) => idField(a.id)).sort());
     // The all-articles index holds each article once, in some partition.
-    const all = Object.entries(snap).filter(([k]) => k.endsWith(':t')).flatMap(([, z]) => (z as string[]).filter((_, i) => i % 2 === 0));
+    const all = indexMembers(snap, ':t');
     expect(all.sort()).toEqual(articles.map((a) => indexMember(a.publishedTime, a.id)).sort());
     // An article is in the ticker index of each of its tickers, in the partition holding its doc.
     const a = articles[3]; // id 4: two tickers
@@ -67,18 +67,18 @@ describe('produce -> project -> read', () => {
   it('a correction (same id published again) replaces the article and its index entries', async () => {
     const a = articles[10];
     const corrected = { ...a, title: 'Corrected', publishedTime: a.publishedTime + 5, tickers: [{ ticker: 'IBM', sentiment: 'NEUTRAL' }] };
-    await pipe.producer.send(requireNews(), [corrected] as never);
+    await pipe.producer.send(pipe.newsSpec, [corrected] as never);
     const projector = pipe.newProjector();
     await projector.start();
     await pipe.waitCaughtUp(1);
     await projector.stop();
     const snap = await snapshotView(pipe.redis, config.keyPrefix, 'news', 1);
-    const all = Object.entries(snap).filter(([k]) => k.endsWith(':t')).flatMap(([, z]) => (z as string[]).filter((_, i) => i % 2 === 0));
+    const all = indexMembers(snap, ':t');
     expect(all).toContain(indexMember(corrected.publishedTime, a.id));
     expect(all).not.toContain(indexMember(a.publishedTime, a.id));
-    const oldTicker = Object.entries(snap).filter(([k]) => k.endsWith(`:tk:${a.tickers[0].ticker}`)).flatMap(([, z]) => z as string[]);
+    const oldTicker = indexMembers(snap, `:tk:${a.tickers[0].ticker}`);
     expect(oldTicker).not.toContain(indexMember(a.publishedTime, a.id));
-    const ibm = Object.entries(snap).filter(([k]) => k.endsWith(':tk:IBM')).flatMap(([, z]) => z as string[]);
+    const ibm = indexMembers(snap, ':tk:IBM');
     expect(ibm).toContain(indexMember(corrected.publishedTime, a.id));
   });
 
@@ -100,7 +100,7 @@ describe('a projector killed with SIGKILL mid-stream', () => {
     const p = await openPipeline(cfg);
     try {
       const articles = syntheticArticles(40_000);
-      for (let i = 0; i < articles.length; i += 5_000) await p.producer.send(requireNews(), articles.slice(i, i + 5_000) as never);
+      for (let i = 0; i < articles.length; i += 5_000) await p.producer.send(p.newsSpec, articles.slice(i, i + 5_000) as never);
 
       const env = configEnv(cfg);
       const first = spawnTs('projections/main.ts', [], env);
@@ -142,7 +142,9 @@ describe('a projector killed with SIGKILL mid-stream', () => {
   }, 300_000);
 });
 
-function requireNews() {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../../schemas/catalog').TOPICS.find((t: { eventType: string }) => t.eventType === 'news');
+/** Members of every partition's index zset with this key suffix (':t', ':tk:AAPL', ...). */
+function indexMembers(snap: Record<string, unknown>, suffix: string): string[] {
+  return Object.entries(snap)
+    .filter(([k]) => k.endsWith(suffix))
+    .flatMap(([, z]) => (z as string[]).filter((_, i) => i % 2 === 0));
 }

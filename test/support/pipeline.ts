@@ -8,7 +8,7 @@ import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createLogger } from '../../services/log';
 import { createRedis } from '../../services/redis/client';
 import { repoRoot } from '../../services/stack/paths';
-import { topicName, TOPICS } from '../../schemas/catalog';
+import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
 import { newsProjection } from '../../projections/news/projection';
 import { ViewProjector } from '../../projections/runtime/view-projector';
 import { caughtUp, viewLag } from '../../projections/runtime/versions';
@@ -20,6 +20,7 @@ export interface TestPipeline {
   redis: Redis;
   producer: EventProducer;
   newsTopic: string;
+  newsSpec: TopicSpec;
   newProjector(keyPrefix?: string): ViewProjector;
   waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -37,12 +38,14 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
   const admin = kafka.admin();
   await admin.connect();
   const projectors: ViewProjector[] = [];
-  const newsTopic = topicName(TOPICS.find((t) => t.eventType === 'news')!, config.topicPrefix);
+  const newsSpec = topicFor('news')!;
+  const newsTopic = topicName(newsSpec, config.topicPrefix);
   return {
     config,
     redis,
     producer,
     newsTopic,
+    newsSpec,
     newProjector(keyPrefix = config.keyPrefix) {
       const p = new ViewProjector({ kafka, registry, redis, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix, log });
       projectors.push(p);
