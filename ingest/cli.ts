@@ -1,64 +1,162 @@
+import path from 'path';
+import { parseArgs } from 'util';
+import type { Queue } from 'bullmq';
+import { currentSession, isTradingDay, latestCompletedSession, nextTradingDay, tradingDaysBetween } from '../services/domain/calendar';
 import { loadConfig } from '../services/config';
 import { createKafka, createRegistry } from '../services/kafka/clients';
 import { EventProducer } from '../services/kafka/producer';
 import { createLogger } from '../services/log';
 import { createRedis } from '../services/redis/client';
-import { importFile } from './sources/file-import';
+import { followJobs } from './jobs/follow';
+import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from './jobs/queues';
+import { TRADING_DAYS } from './simulator/market';
+import { profileNamed } from './simulator/profiles';
 import { NewsFeed } from './sources/news-feed';
 
-/**
- * `npm run ingest -- file <path.jsonl>`   validate and produce a JSONL file of events
- * `npm run ingest -- news-live`           the simulated live news feed (what `npm start` runs)
- */
+const USAGE = `usage: npm run ingest -- <command> [options]
+
+  reference                         publish the instrument universe and the NYSE calendar
+  backfill --from D --to D          simulated sessions D..D (trading days), one job each
+           [--level daily|tick]     daily: open interest, EOD quotes, closes, notifications, news (default)
+                                    tick: everything (prices per second, quotes, option and equity prints)
+  history  [--sessions 400] [--tick-sessions 2] [--through D]
+                                    reference + daily data for the last N sessions + ticks for the last K
+  live     [--date D] [--speed N]   play a session as it happens (default: today's session at speed 1 when
+                                    the market is open, otherwise the next session at speed 60)
+  file <path.jsonl>                 import a JSONL event file (README: event file format)
+  news-live                         the simulated 24/7 background news feed
+  status                            job counts per queue, active jobs and their progress
+
+  common: --profile dev|full (dev)  --seed N (42)  --no-wait (enqueue and return)
+  Jobs run in ingest workers (npm run worker:ingest); this command enqueues them and shows progress.`;
+
 async function main(): Promise<number> {
-  const [cmd, arg] = process.argv.slice(2);
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      from: { type: 'string' },
+      to: { type: 'string' },
+      level: { type: 'string', default: 'daily' },
+      sessions: { type: 'string', default: '400' },
+      'tick-sessions': { type: 'string', default: '2' },
+      through: { type: 'string' },
+      date: { type: 'string' },
+      speed: { type: 'string' },
+      profile: { type: 'string', default: process.env.MDQ_PROFILE ?? 'dev' },
+      seed: { type: 'string', default: process.env.MDQ_SEED ?? '42' },
+      'no-wait': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [cmd, arg] = positionals;
+  if (!cmd || values.help) {
+    console.log(USAGE);
+    return cmd ? 0 : 2;
+  }
   const config = loadConfig();
   const log = createLogger('ingest', config.logLevel);
+  const seed = Number(values.seed);
+  if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got ${values.seed}`);
+  const profile = profileNamed(values.profile!).name;
+  const level = values.level;
+  if (level !== 'daily' && level !== 'tick') throw new Error(`--level must be daily or tick, got ${level}`);
+
+  if (cmd === 'news-live') return newsLive(config, log, seed);
+
+  const queue = openQueue(config, INGEST_QUEUE);
+  const live = openQueue(config, LIVE_QUEUE);
+  try {
+    const wait = !values['no-wait'];
+    const enqueue = async (q: Queue, jobs: { name: string; data: object; jobId?: string }[], label: string): Promise<number> => {
+      const added = await q.addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: j.jobId ? { jobId: j.jobId } : undefined })));
+      console.error(`${label}: ${added.length} job(s) enqueued`);
+      if (!wait) return 0;
+      const r = await followJobs(q, added.map((j) => j.id!), label);
+      for (const j of r.failed) console.error(`job ${j.id} (${j.name} ${JSON.stringify(j.data)}) failed: ${j.failedReason}`);
+      return r.failed.length ? 1 : 0;
+    };
+
+    if (cmd === 'status') {
+      for (const q of [queue, live]) {
+        const counts = await q.getJobCounts('active', 'waiting', 'delayed', 'completed', 'failed');
+        console.log(`${q.name}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+        for (const j of await q.getJobs(['active'])) console.log(`  active ${j.name} ${JSON.stringify(j.data)} ${JSON.stringify(j.progress)}`);
+        for (const j of await q.getJobs(['failed'], 0, 4)) console.log(`  failed ${j.name} ${JSON.stringify(j.data)}: ${j.failedReason}`);
+      }
+      return 0;
+    }
+    if (cmd === 'reference') return enqueue(queue, [{ name: 'reference', data: {} }], 'reference');
+    if (cmd === 'file') {
+      if (!arg) throw new Error('usage: npm run ingest -- file <path.jsonl>');
+      const added = await queue.add('import-file', { path: path.resolve(arg) });
+      if (!wait) return 0;
+      const r = await followJobs(queue, [added.id!], 'import');
+      if (r.failed.length) {
+        console.error(`import failed: ${r.failed[0].failedReason}`);
+        return 1;
+      }
+      const rep = r.completed[0].returnvalue as { lines: number; produced: number; alreadyProduced: number; bad: { line: number; reason: string }[] };
+      for (const b of rep.bad) console.error(`line ${b.line}: ${b.reason}`);
+      console.log(`${arg}: ${rep.lines} lines, ${rep.produced} events produced, ${rep.alreadyProduced} already imported before, ${rep.bad.length} bad lines`);
+      return rep.bad.length ? 1 : 0;
+    }
+    if (cmd === 'backfill') {
+      if (!values.from || !values.to) throw new Error('backfill needs --from and --to (yyyy-MM-dd)');
+      const days = tradingDaysBetween(values.from, values.to).filter((d) => TRADING_DAYS.includes(d));
+      if (!days.length) throw new Error(`no simulated trading day between ${values.from} and ${values.to}`);
+      return enqueue(queue, days.reverse().map((date) => ({ name: 'backfill-session', data: { seed, profile, date, level } })), `backfill ${level}`);
+    }
+    if (cmd === 'history') {
+      const sessions = Number(values.sessions);
+      const ticks = Number(values['tick-sessions']);
+      const through = values.through ?? latestCompletedSession(Date.now());
+      const i = TRADING_DAYS.indexOf(through);
+      if (i < 0) throw new Error(`--through ${through} is not a simulated trading day`);
+      const days = TRADING_DAYS.slice(Math.max(0, i - sessions + 1), i + 1).reverse(); // newest first
+      const jobs = [
+        { name: 'reference', data: {} },
+        ...days.map((date, n) => ({ name: 'backfill-session', data: { seed, profile, date, level: n < ticks ? 'tick' : 'daily' } })),
+      ];
+      return enqueue(queue, jobs, 'history');
+    }
+    if (cmd === 'live') {
+      const now = Date.now();
+      const open = currentSession(now);
+      const date = values.date ?? open ?? nextTradingDay(latestCompletedSession(now));
+      if (!isTradingDay(date)) throw new Error(`${date} is not a trading day`);
+      const speed = Number(values.speed ?? (values.date || !open ? 60 : 1));
+      // One live job per session: enqueuing it again (another `npm start`) joins the existing one.
+      return enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId: `live-${seed}-${profile}-${date}` }], `live ${date} x${speed}`);
+    }
+    console.error(USAGE);
+    return 2;
+  } finally {
+    await queue.close();
+    await live.close();
+  }
+}
+
+async function newsLive(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>, seed: number): Promise<number> {
   const kafka = createKafka(config, 'mdq-ingest', log);
   const producer = new EventProducer(kafka, createRegistry(config), config.topicPrefix);
-
-  if (cmd === 'file') {
-    if (!arg) throw new Error('usage: npm run ingest -- file <path.jsonl>');
-    await producer.connect();
-    try {
-      const r = await importFile(arg, producer);
-      for (const b of r.bad) console.error(`line ${b.line}: ${b.reason}`);
-      console.log(`${arg}: ${r.lines} lines, ${r.produced} events produced, ${r.bad.length} bad lines`);
-      return r.bad.length ? 1 : 0;
-    } finally {
-      await producer.disconnect();
-    }
-  }
-  if (cmd === 'news-live') {
-    const redis = createRedis(config.redisUrl, log);
-    await producer.connect();
-    const feed = new NewsFeed({
-      producer,
-      redis,
-      keyPrefix: config.keyPrefix,
-      log,
-      seed: Number(process.env.MDQ_SEED ?? 42),
-      backfillDays: Number(process.env.MDQ_NEWS_BACKFILL_DAYS ?? 7),
-    });
-    feed.start();
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
-    await feed.stop();
-    await producer.disconnect();
-    await redis.quit().catch(() => {});
-    return 0;
-  }
-  console.error('usage: npm run ingest -- file <path.jsonl> | news-live');
-  return 2;
+  const redis = createRedis(config.redisUrl, log);
+  await producer.connect();
+  const feed = new NewsFeed({ producer, redis, keyPrefix: config.keyPrefix, log, seed, backfillDays: Number(process.env.MDQ_NEWS_BACKFILL_DAYS ?? 7) });
+  feed.start();
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
+  await feed.stop();
+  await producer.disconnect();
+  await redis.quit().catch(() => {});
+  return 0;
 }
 
 main().then(
   (code) => process.exit(code),
   (err) => {
     console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
+    process.exit(2);
   },
 );

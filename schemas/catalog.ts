@@ -14,7 +14,17 @@ import path from 'path';
 
 export const MARKET_PARTITIONS = 12;
 
-export type EventType = 'news';
+export type EventType =
+  | 'instrument'
+  | 'calendar-day'
+  | 'underlying-price'
+  | 'option-quote'
+  | 'open-interest'
+  | 'option-print'
+  | 'equity-print'
+  | 'exchange-notification'
+  | 'news'
+  | 'ingest-progress';
 
 export interface TopicSpec {
   /** Event type used by file import lines ({"type": ..., "data": ...}). */
@@ -31,9 +41,49 @@ export interface TopicSpec {
   retentionMs: number;
   /** Avro schema file under schemas/. */
   schemaFile: string;
+  /** Internal bookkeeping topics are not accepted from import files. */
+  internal?: boolean;
 }
 
+const byTicker = (e: Record<string, unknown>) => String(e.ticker);
+const market = (eventType: EventType, name: string, schemaFile: string): TopicSpec => ({
+  eventType,
+  name,
+  keyDescription: 'underlying ticker',
+  key: byTicker,
+  partitions: MARKET_PARTITIONS,
+  cleanupPolicy: 'delete',
+  retentionMs: -1,
+  schemaFile,
+});
+
 export const TOPICS: readonly TopicSpec[] = [
+  {
+    eventType: 'instrument',
+    name: 'reference.instruments',
+    keyDescription: 'symbol',
+    key: (e) => String(e.symbol),
+    partitions: 1,
+    cleanupPolicy: 'compact',
+    retentionMs: -1,
+    schemaFile: 'instrument.avsc',
+  },
+  {
+    eventType: 'calendar-day',
+    name: 'reference.calendar',
+    keyDescription: 'date',
+    key: (e) => String(e.date),
+    partitions: 1,
+    cleanupPolicy: 'compact',
+    retentionMs: -1,
+    schemaFile: 'calendar-day.avsc',
+  },
+  market('underlying-price', 'market.underlying-prices', 'underlying-price.avsc'),
+  market('option-quote', 'market.option-quotes', 'option-quote.avsc'),
+  market('open-interest', 'market.open-interest', 'open-interest.avsc'),
+  market('option-print', 'market.option-prints', 'option-print.avsc'),
+  market('equity-print', 'market.equity-prints', 'equity-print.avsc'),
+  market('exchange-notification', 'market.exchange-notifications', 'exchange-notification.avsc'),
   {
     eventType: 'news',
     name: 'news.articles',
@@ -43,6 +93,17 @@ export const TOPICS: readonly TopicSpec[] = [
     cleanupPolicy: 'delete',
     retentionMs: -1,
     schemaFile: 'news-article.avsc',
+  },
+  {
+    eventType: 'ingest-progress',
+    name: 'ingest.progress',
+    keyDescription: 'stream name',
+    key: (e) => String(e.stream),
+    partitions: 1,
+    cleanupPolicy: 'compact',
+    retentionMs: -1,
+    schemaFile: 'ingest-progress.avsc',
+    internal: true,
   },
 ];
 

@@ -31,6 +31,16 @@ function runChild(name: string, script: string, args: string[], env: NodeJS.Proc
   });
 }
 
+/** A one-shot helper process (not restarted); its output goes to the log folder. */
+function runOnce(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string): void {
+  const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  child.on('exit', (code) => {
+    fs.closeSync(log);
+    if (code !== 0) say(`${name} failed (exit ${code}) — see .data/logs/${name}.log`);
+  });
+}
+
 async function main(): Promise<void> {
   const dataDir = defaultDataDir();
   const t0 = Date.now();
@@ -46,10 +56,18 @@ async function main(): Promise<void> {
   const children = new Map<string, ChildProcess>();
   let stopping = false;
   runChild('projector', 'projections/main.ts', [], env, logDir, children, () => stopping);
-  runChild('ingest', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
+  runChild('ingest-worker', 'ingest/worker.ts', [], env, logDir, children, () => stopping);
+  runChild('news-feed', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
+  // The simulated market: the live session first (its own queue), then history newest first —
+  // the latest completed session with full ticks, then daily-level data back 400 sessions.
+  // Enqueuing is idempotent: finished sessions are skipped, the live job is joined if running.
+  const history = ['history', '--no-wait', '--sessions', process.env.MDQ_HISTORY_SESSIONS ?? '400', '--tick-sessions', process.env.MDQ_TICK_SESSIONS ?? '2'];
+  runOnce('enqueue-live', 'ingest/cli.ts', ['live', '--no-wait'], env, logDir);
+  runOnce('enqueue-history', 'ingest/cli.ts', history, env, logDir);
   runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
   say(`API on http://localhost:${config.port}  (logs in ${path.relative(process.cwd(), logDir)}/)`);
   say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
+  say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
   say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and Redis.');
 
   const shutdown = () => {

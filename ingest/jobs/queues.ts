@@ -1,0 +1,51 @@
+import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
+import type { Config } from '../../services/config';
+import type { ProfileName } from '../simulator/profiles';
+import type { Level } from '../produce/session-producer';
+
+/**
+ * The ingest job queues on Redis (BullMQ). Backfills, file imports and reference publishing share
+ * the `ingest` queue; live sessions, which run for hours, have their own so they never wait behind
+ * a backfill (and a backfill never waits for a session to end).
+ */
+export const INGEST_QUEUE = 'ingest';
+export const LIVE_QUEUE = 'ingest-live';
+
+export type IngestJob =
+  | { name: 'reference'; data: Record<string, never> }
+  | { name: 'backfill-session'; data: { seed: number; profile: ProfileName; date: string; level: Level } }
+  | { name: 'import-file'; data: { path: string } }
+  | { name: 'live-session'; data: { seed: number; profile: ProfileName; date: string; speed: number } };
+
+/** Retries with exponential back-off (2 s, 4 s, 8 s, ...); completed jobs kept for inspection. */
+export const JOB_OPTIONS = {
+  attempts: 6,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 7 * 86_400, count: 5_000 },
+  removeOnFail: { age: 30 * 86_400 },
+} as const;
+
+export function bullConnection(config: Config): ConnectionOptions {
+  const u = new URL(config.redisUrl);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 6379),
+    password: u.password || undefined,
+    db: u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0,
+    // BullMQ's blocking commands must wait through Redis outages rather than fail.
+    maxRetriesPerRequest: null,
+  };
+}
+
+/** BullMQ keys live under the deployment's key prefix, like every other key of the service. */
+export function bullPrefix(config: Config): string {
+  return `${config.keyPrefix}:bull`;
+}
+
+export function openQueue(config: Config, name: string): Queue {
+  return new Queue(name, { connection: bullConnection(config), prefix: bullPrefix(config), defaultJobOptions: JOB_OPTIONS });
+}
+
+export function openQueueEvents(config: Config, name: string): QueueEvents {
+  return new QueueEvents(name, { connection: bullConnection(config), prefix: bullPrefix(config) });
+}

@@ -1,0 +1,101 @@
+import { CompressionTypes, Kafka, Producer, TopicMessages } from 'kafkajs';
+import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
+import { TOPICS, TopicSpec, topicFor, topicName } from '../../schemas/catalog';
+import { WireEncoder } from '../../services/kafka/encoding';
+import type { SimEvent } from '../simulator/events';
+
+export interface ProgressRecord {
+  stream: string;
+  chunk: number;
+  chunks: number;
+  events: number;
+}
+
+/** Messages per produce call: keeps every partition's record batch well under the broker's 1 MB. */
+const SEND_BATCH = 20_000;
+
+/**
+ * Writes chunks of a stream to Kafka exactly once: each chunk's events and the stream's progress
+ * record go out in one Kafka transaction, so a consumer reading committed data sees a chunk
+ * completely or not at all, and the progress topic says exactly which chunks are in. The
+ * transactional id names the stream's writer; a restarted writer for the same stream fences the
+ * old one (its open transaction is aborted), so two writers can never both append a chunk.
+ */
+export class ChunkWriter {
+  private readonly producer: Producer;
+  private readonly encoder: WireEncoder;
+  private readonly progressSpec = topicFor('ingest-progress')!;
+
+  constructor(
+    kafka: Kafka,
+    registry: SchemaRegistry,
+    private readonly prefix: string,
+    transactionalId: string,
+  ) {
+    this.producer = kafka.producer({
+      transactionalId: `${prefix}${transactionalId}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 60_000,
+      retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 },
+    });
+    this.encoder = new WireEncoder(registry, prefix);
+  }
+
+  async connect(): Promise<void> {
+    await this.encoder.prepare(TOPICS);
+    await this.producer.connect();
+  }
+
+  disconnect(): Promise<void> {
+    return this.producer.disconnect();
+  }
+
+  /** Encodes events into per-topic message lists (message timestamp = event time). */
+  private messages(events: readonly SimEvent[], progress: readonly ProgressRecord[]): TopicMessages[] {
+    const byTopic = new Map<TopicSpec, TopicMessages>();
+    const add = (spec: TopicSpec, data: Record<string, unknown>, time: number) => {
+      let tm = byTopic.get(spec);
+      if (!tm) {
+        tm = { topic: topicName(spec, this.prefix), messages: [] };
+        byTopic.set(spec, tm);
+      }
+      tm.messages.push({ key: spec.key(data), value: this.encoder.encode(spec, data), timestamp: String(time) });
+    };
+    for (const e of events) {
+      const spec = topicFor(e.type);
+      if (!spec) throw new Error(`no topic for event type ${e.type}`);
+      add(spec, e.data, e.time);
+    }
+    for (const p of progress) add(this.progressSpec, p as unknown as Record<string, unknown>, events.length ? events[events.length - 1].time : 0);
+    return [...byTopic.values()];
+  }
+
+  /** Commits events and progress records in one transaction; on any failure nothing is visible. */
+  async commit(events: readonly SimEvent[], progress: readonly ProgressRecord[]): Promise<void> {
+    const topicMessages = this.messages(events, progress);
+    const tx = await this.producer.transaction();
+    try {
+      // Several produce calls inside one transaction keep each request a bounded size.
+      let batch: TopicMessages[] = [];
+      let size = 0;
+      for (const tm of topicMessages) {
+        for (let i = 0; i < tm.messages.length; i += SEND_BATCH) {
+          const part = tm.messages.slice(i, i + SEND_BATCH);
+          batch.push({ topic: tm.topic, messages: part });
+          size += part.length;
+          if (size >= SEND_BATCH) {
+            await tx.sendBatch({ topicMessages: batch, acks: -1, compression: CompressionTypes.None });
+            batch = [];
+            size = 0;
+          }
+        }
+      }
+      if (batch.length) await tx.sendBatch({ topicMessages: batch, acks: -1, compression: CompressionTypes.None });
+      await tx.commit();
+    } catch (err) {
+      await tx.abort().catch(() => {});
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import { currentSession } from '../../services/domain/calendar';
+import type { SimEvent } from '../simulator/events';
+import { sessionChunkCount, type Tier } from '../simulator/session';
+import type { ProgressRecord } from './chunk-writer';
+import { ChunkWriter } from './chunk-writer';
+import { IngestDeps, marketFor, Progress, SessionRequest, streamName } from './session-producer';
+
+export interface LiveRequest extends Omit<SessionRequest, 'level'> {
+  /** 1 = real time; N = N session seconds per wall-clock second */
+  speed: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const CATCH_UP_EVENTS = 50_000;
+
+/**
+ * Plays a session as it happens: each 5-second chunk (both tiers) is committed once the session
+ * clock has passed its end. For today's session at speed 1 the session clock is the wall clock,
+ * so a start in mid-session first catches up to now and then follows it; otherwise the clock
+ * starts where the session's committed progress ends and runs `speed` times faster than real
+ * time. Progress is shared with backfills, so a live run resumes after a crash, and a later
+ * backfill of the same session adds nothing.
+ */
+export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress?: (p: Progress) => void, signal?: AbortSignal): Promise<Progress> {
+  if (!(req.speed >= 1 && req.speed <= 10_000)) throw new Error(`speed must be between 1 and 10000, got ${req.speed}`);
+  const now = req.now ?? Date.now;
+  const sleep = req.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const market = marketFor(req.seed, req.profile);
+  const chunks = sessionChunkCount(req.date);
+  const tiers: Tier[] = ['daily', 'tick'];
+  const streams = [];
+  for (const tier of tiers) {
+    const stream = streamName(req, tier);
+    const last = await deps.progress.get(stream);
+    streams.push({ tier, stream, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0, gen: market.session(req.date, tier) });
+  }
+  const gen = streams[1].gen;
+  let k = Math.min(...streams.map((s) => s.next));
+  const progress: Progress = { done: k, total: chunks, events: streams.reduce((a, s) => a + s.events, 0) };
+  onProgress?.({ ...progress });
+  const realTime = req.speed === 1 && currentSession(now()) === req.date;
+  const wallStart = now();
+  const simStart = k === 0 ? gen.open : gen.chunkEnd(k - 1);
+  const simNow = () => (realTime ? now() : simStart + (now() - wallStart) * req.speed);
+  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${streamName(req, 'daily').replace(/\/daily$/, '')}`);
+  await writer.connect();
+  try {
+    while (k < chunks) {
+      if (signal?.aborted) throw new Error('live session interrupted; a retry resumes it');
+      const due = gen.chunkEnd(k);
+      const wait = due - simNow();
+      if (wait > 0) {
+        await sleep(Math.min(1_000, Math.ceil(wait / (realTime ? 1 : req.speed))));
+        continue;
+      }
+      // Every chunk already due goes out now (catching up after a start in mid-session).
+      const events: SimEvent[] = [];
+      const first = k;
+      while (k < chunks && gen.chunkEnd(k) <= simNow() && events.length < CATCH_UP_EVENTS) {
+        for (const s of streams) {
+          if (k < s.next) continue;
+          const part = s.gen.chunk(k);
+          s.events += part.length;
+          for (const e of part) events.push(e);
+        }
+        k++;
+      }
+      const records: ProgressRecord[] = [];
+      for (const s of streams) {
+        if (k - 1 < s.next) continue;
+        records.push({ stream: s.stream, chunk: k - 1, chunks, events: s.events });
+      }
+      await writer.commit(events, records);
+      for (const r of records) deps.progress.note(r);
+      progress.done += k - first;
+      progress.events += events.length;
+      onProgress?.({ ...progress });
+    }
+    return progress;
+  } finally {
+    await writer.disconnect();
+  }
+}

@@ -1,0 +1,259 @@
+import avro from 'avsc';
+import crypto from 'crypto';
+import fs from 'fs';
+import path from 'path';
+import {
+  CONDITION,
+  DARK_SHARE_OF_VOLUME,
+  DELAYED_SHARE_OF_PRINTS,
+  EquityPrintGenerator,
+  REPORT_DELAY_MS,
+  printWeight,
+} from '../../ingest/simulator/equity-prints';
+import type { SessionContext, SimEvent } from '../../ingest/simulator/events';
+import { MarketModel, TRADING_DAYS, dayIndex } from '../../ingest/simulator/market';
+import { instrumentSituation } from '../../ingest/simulator/notifications';
+import { PROFILES } from '../../ingest/simulator/profiles';
+import { type Instrument, loadUniverse } from '../../services/domain/universe';
+import { LIT_EQUITY_VENUES, OFF_EXCHANGE_VENUES } from '../../services/domain/venues';
+
+const schema = avro.Type.forSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/equity-print.avsc'), 'utf8')));
+const model = new MarketModel(42);
+const universe = loadUniverse();
+const dev = PROFILES.dev.selectSymbols(universe);
+const bySymbol = (s: string) => universe.find((i) => i.symbol === s) as Instrument;
+const DATES = ['2025-03-12', '2025-07-24', '2026-02-03'];
+const MINUTE = 60_000;
+
+interface Print {
+  id: string;
+  ticker: string;
+  time: number;
+  reportTime: number;
+  price: number;
+  size: number;
+  venue: string;
+  printType: 'LIT' | 'DARK_POOL';
+  bidPrice: number;
+  askPrice: number;
+  bidSize: number;
+  askSize: number;
+  isDelayedPrint: boolean;
+  conditions: string[];
+}
+
+const ctxOf = (date: string, seed = 42, profile = PROFILES.dev): SessionContext => ({ seed, date, profile, model });
+const generator = (ctx: SessionContext, inst: Instrument) => new EquityPrintGenerator(ctx, inst, model.sessionPath(inst, ctx.date));
+
+/** Every print of the session, walking the minutes in order, with the minute each was reported in. */
+function session(ctx: SessionContext, inst: Instrument): { minute: number; event: SimEvent }[] {
+  const g = generator(ctx, inst);
+  const out: { minute: number; event: SimEvent }[] = [];
+  for (let m = 0; m < g.minutes; m++) for (const event of g.reportedInMinute(m)) out.push({ minute: m, event });
+  return out;
+}
+
+const printsOf = (ctx: SessionContext, inst: Instrument): Print[] => session(ctx, inst).map((x) => x.event.data as unknown as Print);
+const hash = (x: unknown) => crypto.createHash('sha256').update(JSON.stringify(x)).digest('hex');
+
+describe('equity print generator', () => {
+  const devSessions = DATES.map((date) => ({ date, prints: dev.flatMap((i) => printsOf(ctxOf(date), i)) }));
+
+  it('is deterministic: the same inputs give identical prints, another seed or date different ones', () => {
+    const aapl = bySymbol('AAPL');
+    const a = hash(printsOf(ctxOf('2025-03-12'), aapl));
+    expect(hash(printsOf(ctxOf('2025-03-12'), aapl))).toBe(a);
+    expect(hash(printsOf(ctxOf('2025-03-12', 43), aapl))).not.toBe(a);
+    expect(hash(printsOf(ctxOf('2025-03-13'), aapl))).not.toBe(a);
+  });
+
+  it('validates every print against equity-print.avsc and the domain rules', () => {
+    const conditions = new Set<string>(Object.values(CONDITION));
+    for (const { prints } of devSessions) {
+      expect(prints.length).toBeGreaterThan(10_000);
+      for (const p of prints) {
+        expect(schema.isValid(p)).toBe(true);
+        expect(p.ticker).toMatch(/^[A-Z0-9.\-/^]{1,21}$/);
+        expect(p.printType === 'DARK_POOL').toBe(p.venue in OFF_EXCHANGE_VENUES);
+        expect(p.venue in LIT_EQUITY_VENUES || p.venue in OFF_EXCHANGE_VENUES).toBe(true);
+        expect(p.conditions.length).toBeGreaterThan(0);
+        for (const c of p.conditions) expect(conditions.has(c)).toBe(true);
+        expect(Number.isSafeInteger(p.time) && Number.isSafeInteger(p.reportTime)).toBe(true);
+      }
+    }
+  });
+
+  it('events are ordered by (reportTime, id), reported in their minute, with unique ids', () => {
+    const ctx = ctxOf('2025-03-12');
+    for (const inst of dev) {
+      const g = generator(ctx, inst);
+      const ids = new Set<string>();
+      for (let m = 0; m < g.minutes; m++) {
+        const events = g.reportedInMinute(m);
+        for (const [k, e] of events.entries()) {
+          const p = e.data as unknown as Print;
+          expect(e.type).toBe('equity-print');
+          expect(e.time).toBe(p.reportTime);
+          expect(ids.has(p.id)).toBe(false);
+          ids.add(p.id);
+          const minuteStart = model.sessionPath(inst, ctx.date).openMs + m * MINUTE;
+          // The closing auction prints at the close instant, reported in the last minute.
+          expect(p.reportTime).toBeGreaterThanOrEqual(minuteStart);
+          expect(p.reportTime <= minuteStart + MINUTE - 1 || (m === g.minutes - 1 && p.conditions.includes(CONDITION.CLOSING))).toBe(true);
+          if (k > 0) {
+            const q = events[k - 1].data as unknown as Print;
+            expect(q.reportTime < p.reportTime || (q.reportTime === p.reportTime && q.id < p.id)).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it('keeps prices, quotes and sizes sane over dev sessions', () => {
+    for (const { prints } of devSessions) {
+      let oddLots = 0;
+      let blocks = 0;
+      for (const p of prints) {
+        expect(p.price).toBeGreaterThan(0);
+        expect(p.bidPrice).toBeGreaterThan(0);
+        expect(p.bidPrice).toBeLessThan(p.askPrice);
+        // Lit and dark prints alike stay inside the NBBO.
+        expect(p.price).toBeGreaterThanOrEqual(p.bidPrice);
+        expect(p.price).toBeLessThanOrEqual(p.askPrice);
+        // At most sub-penny precision (4 decimals); quotes in whole cents.
+        expect(Math.abs(p.price * 1e4 - Math.round(p.price * 1e4))).toBeLessThan(1e-6);
+        expect(Math.abs(p.bidPrice * 100 - Math.round(p.bidPrice * 100))).toBeLessThan(1e-6);
+        expect(Number.isInteger(p.size) && p.size > 0).toBe(true);
+        expect(p.bidSize % 100 === 0 && p.bidSize >= 100 && p.askSize % 100 === 0 && p.askSize >= 100).toBe(true);
+        if (p.size < 100) oddLots++;
+        if (p.size >= 10_000) blocks++;
+      }
+      expect(oddLots / prints.length).toBeGreaterThan(0.1);
+      expect(blocks).toBeGreaterThan(10);
+    }
+  });
+
+  it('tracks the price path: every print sits within a few spreads of path.priceAt(time)', () => {
+    const date = '2025-03-12';
+    for (const inst of dev.filter((i) => !i.isIndex)) {
+      const p = model.sessionPath(inst, date);
+      for (const x of printsOf(ctxOf(date), inst)) {
+        expect(Math.abs(x.price - p.priceAt(x.time))).toBeLessThanOrEqual(x.askPrice - x.bidPrice + 1e-9);
+      }
+    }
+  });
+
+  it(`puts the dark-pool share of volume within ${DARK_SHARE_OF_VOLUME.join('-')} and prices dark prints at the mid or with sub-penny improvement`, () => {
+    for (const { prints } of devSessions) {
+      let volume = 0;
+      let dark = 0;
+      let darkPrints = 0;
+      let midOrSubPenny = 0;
+      for (const p of prints) {
+        volume += p.size;
+        if (p.printType !== 'DARK_POOL') continue;
+        dark += p.size;
+        darkPrints++;
+        const mid = (p.bidPrice + p.askPrice) / 2;
+        const subPenny = Math.abs(p.price * 100 - Math.round(p.price * 100)) > 1e-6;
+        if (Math.abs(p.price - mid) < 1e-9 || subPenny) midOrSubPenny++;
+      }
+      expect(dark / volume).toBeGreaterThanOrEqual(DARK_SHARE_OF_VOLUME[0]);
+      expect(dark / volume).toBeLessThanOrEqual(DARK_SHARE_OF_VOLUME[1]);
+      expect(midOrSubPenny / darkPrints).toBeGreaterThan(0.8);
+    }
+  });
+
+  it(`reports ${DELAYED_SHARE_OF_PRINTS.join('-')} of prints late, 10-90 s after the trade, with condition Z`, () => {
+    for (const { prints } of devSessions) {
+      const delayed = prints.filter((p) => p.isDelayedPrint);
+      expect(delayed.length / prints.length).toBeGreaterThanOrEqual(DELAYED_SHARE_OF_PRINTS[0]);
+      expect(delayed.length / prints.length).toBeLessThanOrEqual(DELAYED_SHARE_OF_PRINTS[1]);
+      for (const p of prints) {
+        if (p.isDelayedPrint) {
+          expect(p.reportTime - p.time).toBeGreaterThanOrEqual(REPORT_DELAY_MS[0]);
+          expect(p.reportTime - p.time).toBeLessThanOrEqual(REPORT_DELAY_MS[1]);
+          expect(p.conditions).toContain(CONDITION.LATE);
+        } else {
+          expect(p.reportTime).toBe(p.time);
+          expect(p.conditions).not.toContain(CONDITION.LATE);
+        }
+      }
+    }
+  });
+
+  it('gives the same prints for a minute however the minutes are visited', () => {
+    const ctx = ctxOf('2025-03-12');
+    for (const symbol of ['NVDA', 'SOUN', 'SPY']) {
+      const inst = bySymbol(symbol);
+      const forward = generator(ctx, inst);
+      const expected = Array.from({ length: forward.minutes }, (_, m) => hash(forward.reportedInMinute(m)));
+      // Backwards on one generator, and each minute on a fresh generator.
+      const backward = generator(ctx, inst);
+      for (let m = forward.minutes - 1; m >= 0; m--) expect(hash(backward.reportedInMinute(m))).toBe(expected[m]);
+      for (const m of [0, 1, 2, 57, 200, forward.minutes - 1]) expect(hash(generator(ctx, inst).reportedInMinute(m))).toBe(expected[m]);
+    }
+  });
+
+  it('opens and closes with auction prints at the daily open and close on the listing exchange', () => {
+    const date = '2025-07-24';
+    for (const inst of dev.filter((i) => !i.isIndex)) {
+      const prints = printsOf(ctxOf(date), inst);
+      const series = model.series(inst);
+      const open = prints.find((p) => p.conditions.includes(CONDITION.OPENING));
+      const close = prints.find((p) => p.conditions.includes(CONDITION.CLOSING));
+      expect(open?.price).toBe(series.open[dayIndex(date)]);
+      expect(close?.price).toBe(series.close[dayIndex(date)]);
+      expect(open?.printType).toBe('LIT');
+      expect(close?.time).toBe(model.sessionPath(inst, date).closeMs);
+    }
+  });
+
+  it('prints nothing while the instrument is halted or paused', () => {
+    // Find dev sessions with a halt (LULD pauses follow most jumps of volatile names).
+    let checked = 0;
+    for (let d = dayIndex('2025-01-02'); d < dayIndex('2025-01-02') + 40 && checked < 3; d++) {
+      const date = TRADING_DAYS[d];
+      for (const inst of dev.filter((i) => !i.isIndex)) {
+        const halts = instrumentSituation(ctxOf(date), inst).halts;
+        if (!halts.length) continue;
+        const prints = printsOf(ctxOf(date), inst);
+        for (const h of halts) for (const p of prints) expect(p.time >= h.start && p.time < h.end).toBe(false);
+        // Trading resumes after a pause that ends before the close.
+        const resumed = halts.filter((h) => h.end < model.sessionPath(inst, date).closeMs - MINUTE);
+        for (const h of resumed) expect(prints.some((p) => p.time >= h.end)).toBe(true);
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('weights activity by size: SPY and mega caps print several times more than a small cap; indexes never', () => {
+    expect(printWeight(bySymbol('SPY')) / printWeight(bySymbol('JOE'))).toBeGreaterThan(4);
+    expect(printWeight(bySymbol('NVDA')) / printWeight(bySymbol('SOUN'))).toBeGreaterThan(3);
+    const ctx = ctxOf('2025-03-12');
+    expect(printsOf(ctx, bySymbol('SPX'))).toEqual([]);
+    const count = (s: string) => printsOf(ctx, bySymbol(s)).length;
+    expect(count('NVDA')).toBeGreaterThan(3 * count('SOUN'));
+    // Heavier at the open and into the close than at midday (U shape).
+    const minutes = session(ctx, bySymbol('AAPL')).map((x) => x.minute);
+    const inRange = (a: number, b: number) => minutes.filter((m) => m >= a && m < b).length;
+    expect(inRange(0, 15)).toBeGreaterThan(2 * inRange(180, 195));
+    expect(inRange(375, 390)).toBeGreaterThan(2 * inRange(180, 195));
+  });
+
+  it('generates full-profile minutes fast (measured 500k+ prints/s; the floor leaves room for a busy machine)', () => {
+    const date = '2025-03-12';
+    const ctx = ctxOf(date, 42, PROFILES.full);
+    const gens = PROFILES.full
+      .selectSymbols(universe)
+      .filter((i) => !i.isIndex)
+      .map((i) => new EquityPrintGenerator(ctx, i, model.sessionPath(i, date)));
+    const started = performance.now();
+    let n = 0;
+    for (let m = 100; m < 160; m++) for (const g of gens) n += g.reportedInMinute(m).length;
+    const perSecond = n / ((performance.now() - started) / 1000);
+    expect(n).toBeGreaterThan(50_000);
+    expect(perSecond).toBeGreaterThan(100_000);
+  });
+});
