@@ -68,7 +68,7 @@ async function main(): Promise<number> {
   try {
     const wait = !values['no-wait'];
     const enqueue = async (q: Queue, jobs: { name: string; data: object; jobId?: string }[], label: string): Promise<number> => {
-      const added = await q.addBulk(jobs.map((j) => ({ name: j.name, data: j.data, opts: j.jobId ? { jobId: j.jobId } : undefined })));
+      const added = await q.addBulk(jobs.map((j) => (j.jobId ? { name: j.name, data: j.data, opts: { jobId: j.jobId } } : { name: j.name, data: j.data })));
       console.error(`${label}: ${added.length} job(s) enqueued`);
       if (!wait) return 0;
       const r = await followJobs(q, added.map((j) => j.id!), label);
@@ -85,7 +85,7 @@ async function main(): Promise<number> {
       }
       return 0;
     }
-    if (cmd === 'reference') return enqueue(queue, [{ name: 'reference', data: {} }], 'reference');
+    if (cmd === 'reference') return await enqueue(queue, [{ name: 'reference', data: {} }], 'reference');
     if (cmd === 'file') {
       if (!arg) throw new Error('usage: npm run ingest -- file <path.jsonl>');
       const added = await queue.add('import-file', { path: path.resolve(arg) });
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
       if (!values.from || !values.to) throw new Error('backfill needs --from and --to (yyyy-MM-dd)');
       const days = tradingDaysBetween(values.from, values.to).filter((d) => TRADING_DAYS.includes(d));
       if (!days.length) throw new Error(`no simulated trading day between ${values.from} and ${values.to}`);
-      return enqueue(queue, days.reverse().map((date) => ({ name: 'backfill-session', data: { seed, profile, date, level } })), `backfill ${level}`);
+      return await enqueue(queue, days.reverse().map((date) => ({ name: 'backfill-session', data: { seed, profile, date, level } })), `backfill ${level}`);
     }
     if (cmd === 'history') {
       const sessions = Number(values.sessions);
@@ -117,7 +117,7 @@ async function main(): Promise<number> {
         { name: 'reference', data: {} },
         ...days.map((date, n) => ({ name: 'backfill-session', data: { seed, profile, date, level: n < ticks ? 'tick' : 'daily' } })),
       ];
-      return enqueue(queue, jobs, 'history');
+      return await enqueue(queue, jobs, 'history');
     }
     if (cmd === 'live') {
       const now = Date.now();
@@ -126,7 +126,7 @@ async function main(): Promise<number> {
       if (!isTradingDay(date)) throw new Error(`${date} is not a trading day`);
       const speed = Number(values.speed ?? (values.date || !open ? 60 : 1));
       // One live job per session: enqueuing it again (another `npm start`) joins the existing one.
-      return enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId: `live-${seed}-${profile}-${date}` }], `live ${date} x${speed}`);
+      return await enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId: `live-${seed}-${profile}-${date}` }], `live ${date} x${speed}`);
     }
     console.error(USAGE);
     return 2;
@@ -156,7 +156,7 @@ async function newsLive(config: ReturnType<typeof loadConfig>, log: ReturnType<t
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(err instanceof Error ? err.message : err);
+    console.error(process.env.MDQ_DEBUG && err instanceof Error ? err.stack : err instanceof Error ? err.message : err);
     process.exit(2);
   },
 );

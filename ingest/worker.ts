@@ -57,7 +57,9 @@ async function main(): Promise<void> {
     return result;
   };
 
-  const opts = { connection: bullConnection(config), prefix: bullPrefix(config) };
+  // A job whose worker died is handed to another worker once its lock expires.
+  const lockDuration = Number(process.env.MDQ_JOB_LOCK_MS ?? 30_000);
+  const opts = { connection: bullConnection(config), prefix: bullPrefix(config), lockDuration, stalledInterval: lockDuration };
   const workers = [
     new Worker(INGEST_QUEUE, run, { ...opts, concurrency: Number(process.env.MDQ_INGEST_CONCURRENCY ?? 1) }),
     new Worker(LIVE_QUEUE, run, { ...opts, concurrency: 4 }),

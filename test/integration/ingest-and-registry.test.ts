@@ -56,14 +56,24 @@ describe('file import', () => {
       file,
       [ok(9001), '{not json', ok(9002), JSON.stringify({ type: 'quote', data: {} }), '', JSON.stringify({ type: 'news', data: { id: 9003, publishedTime: 1, title: 'x', topics: ['Nope'] } }), ok(9004)].join('\n') + '\n',
     );
-    const child = spawnTs('ingest/cli.ts', ['file', file], configEnv(config));
-    const code = await new Promise((r) => child.once('exit', r));
-    const out = child.output();
+    // Imports are jobs: a worker processes them, the CLI enqueues and reports.
+    const worker = spawnTs('ingest/worker.ts', [], configEnv(config));
+    const run = async () => {
+      const child = spawnTs('ingest/cli.ts', ['file', file], configEnv(config));
+      const code = await new Promise((r) => child.once('exit', r));
+      return { code, out: child.output() };
+    };
+    const { code, out } = await run();
     expect(code).toBe(1);
     expect(out).toMatch(/line 2: not valid JSON/);
     expect(out).toMatch(/line 4: unknown event type "quote"/);
     expect(out).toMatch(/line 6: topics\[0\]: "Nope" is not a canonical topic name/);
-    expect(out).toMatch(/6 lines, 3 events produced, 3 bad lines/);
+    expect(out).toMatch(/6 lines, 3 events produced, 0 already imported before, 3 bad lines/);
+    // The same file again: its chunk is already committed, so nothing is produced twice.
+    const again = await run();
+    expect(again.out).toMatch(/6 lines, 0 events produced, 3 already imported before, 3 bad lines/);
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
 
     const projector = pipe.newProjector();
     await projector.start();

@@ -1,0 +1,143 @@
+import { Queue } from 'bullmq';
+import { TOPICS, topicFor, topicName } from '../../schemas/catalog';
+import { createKafka } from '../../services/kafka/clients';
+import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
+import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from '../../ingest/jobs/queues';
+import { PROFILES } from '../../ingest/simulator/profiles';
+import { SimulatedMarket, type Tier } from '../../ingest/simulator/session';
+import { loadUniverse } from '../../services/domain/universe';
+import { testConfig, waitFor } from '../support/env';
+import { readCommitted } from '../support/kafka-count';
+import { configEnv, spawnTs } from '../support/pipeline';
+
+/**
+ * Ingest through BullMQ jobs and the worker process, against the real Kafka, registry and Redis:
+ * every event of a backfilled session is committed exactly once — also when the same backfill
+ * runs twice and when the worker is killed in the middle of one — and a live session grows while
+ * it plays.
+ */
+const config = testConfig('jobs');
+const env = { ...configEnv(config), MDQ_JOB_LOCK_MS: '3000' };
+const kafka = createKafka(config, 'mdq-test-jobs');
+const market = new SimulatedMarket(42, PROFILES.dev);
+const marketTopics = TOPICS.filter((t) => !t.internal && t.eventType !== 'instrument' && t.eventType !== 'calendar-day').map((t) => topicName(t, config.topicPrefix));
+
+/** Expected committed events per topic for sessions at given tiers, from the generator itself. */
+function expected(sessions: [string, Tier[]][]): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(marketTopics.map((t) => [t, 0]));
+  for (const [date, tiers] of sessions) {
+    for (const tier of tiers) {
+      const gen = market.session(date, tier);
+      for (let k = 0; k < gen.chunks; k++) for (const e of gen.chunk(k)) out[topicName(topicFor(e.type)!, config.topicPrefix)]++;
+    }
+  }
+  return out;
+}
+
+async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawnTs('ingest/cli.ts', args, env);
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  return { code, out: child.output() };
+}
+
+async function endOffsets(): Promise<string> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const all = [];
+  for (const t of marketTopics) all.push(t, ...(await admin.fetchTopicOffsets(t)).map((p) => p.high));
+  await admin.disconnect();
+  return all.join(',');
+}
+
+let worker = spawnTs('ingest/worker.ts', [], env);
+let queue: Queue;
+let live: Queue;
+
+beforeAll(async () => {
+  await provisionTopicsAndSchemas(config);
+  queue = openQueue(config, INGEST_QUEUE);
+  live = openQueue(config, LIVE_QUEUE);
+});
+
+afterAll(async () => {
+  worker.kill('SIGTERM');
+  await queue.close();
+  await live.close();
+});
+
+describe('ingest jobs', () => {
+  it('publishes reference data once per content version', async () => {
+    const first = await cli(['reference']);
+    expect(first.code).toBe(0);
+    const instruments = topicName(topicFor('instrument')!, config.topicPrefix);
+    const calendar = topicName(topicFor('calendar-day')!, config.topicPrefix);
+    const counts = await readCommitted(kafka, [instruments, calendar]);
+    expect(counts[instruments]).toBe(loadUniverse().length);
+    expect(counts[calendar]).toBeGreaterThan(5 * 250); // weekdays 2022 through next year
+    const again = await cli(['reference']);
+    expect(again.code).toBe(0);
+    expect(await readCommitted(kafka, [instruments])).toEqual({ [instruments]: loadUniverse().length });
+  });
+
+  it('backfills daily and tick sessions; the same backfills again add nothing', async () => {
+    const daily = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily']);
+    expect(daily.code).toBe(0);
+    expect(daily.out).toMatch(/2\/2 jobs/);
+    const tick = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick']);
+    expect(tick.code).toBe(0);
+    const before = await endOffsets();
+    const again = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily']);
+    expect(again.code).toBe(0);
+    const third = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick']);
+    expect(third.code).toBe(0);
+    // Not one message more on any partition of any topic.
+    expect(await endOffsets()).toBe(before);
+  });
+
+  it('loses and duplicates nothing when the worker is killed in the middle of a backfill', async () => {
+    const job = await queue.add('backfill-session', { seed: 42, profile: 'dev', date: '2026-11-18', level: 'tick' });
+    await waitFor(
+      'the backfill to be a third done',
+      async () => {
+        const p = (await queue.getJob(job.id!))?.progress as { done: number; total: number } | undefined;
+        return p && p.done > p.total / 3;
+      },
+      90_000,
+      50,
+    );
+    worker.kill('SIGKILL');
+    await new Promise((r) => worker.once('exit', r));
+    worker = spawnTs('ingest/worker.ts', [], env);
+    await waitFor('the backfill to complete after the restart', async () => (await queue.getJob(job.id!))?.isCompleted(), 120_000, 200);
+  });
+
+  it('plays a live session (the half day after Thanksgiving): it grows while it plays and ends complete', async () => {
+    const job = await live.add('live-session', { seed: 42, profile: 'dev', date: '2026-11-27', speed: 1_500 });
+    const seen: number[] = [];
+    await waitFor(
+      'the live session to advance twice',
+      async () => {
+        const p = (await live.getJob(job.id!))?.progress as { done: number; total: number } | undefined;
+        if (p && p.done > 0 && p.done < p.total && seen[seen.length - 1] !== p.done) seen.push(p.done);
+        return seen.length >= 3;
+      },
+      60_000,
+      100,
+    );
+    expect(seen[2]).toBeGreaterThan(seen[0]);
+    await waitFor('the live session to end', async () => (await live.getJob(job.id!))?.isCompleted(), 120_000, 200);
+  });
+
+  it('has committed every generated event exactly once', async () => {
+    const counts = await readCommitted(kafka, marketTopics);
+    expect(counts).toEqual(
+      expected([
+        ['2026-11-16', ['daily']],
+        ['2026-11-17', ['daily', 'tick']],
+        ['2026-11-18', ['daily', 'tick']],
+        ['2026-11-27', ['daily', 'tick']],
+      ]),
+    );
+  });
+});
+
