@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const registry = createRegistry(config);
   const progress = new ProgressTracker(kafka, registry, config.topicPrefix);
   await progress.start();
-  const deps: IngestDeps = { kafka, registry, topicPrefix: config.topicPrefix, progress, log };
+  const deps: IngestDeps = { config, kafka, registry, topicPrefix: config.topicPrefix, progress, log };
   const abort = new AbortController();
 
   const run = async (job: Job): Promise<unknown> => {

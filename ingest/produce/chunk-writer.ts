@@ -76,22 +76,26 @@ export class ChunkWriter {
     const topicMessages = this.messages(events, progress);
     const tx = await this.producer.transaction();
     try {
-      // Several produce calls inside one transaction keep each request a bounded size.
+      // Several produce calls inside one transaction keep each request a bounded size. A call
+      // never holds two slices of one topic: kafkajs keys a call's messages by topic, so a second
+      // slice would replace the first.
       let batch: TopicMessages[] = [];
       let size = 0;
+      const flush = async () => {
+        if (batch.length) await tx.sendBatch({ topicMessages: batch, acks: -1, compression: CompressionTypes.None });
+        batch = [];
+        size = 0;
+      };
       for (const tm of topicMessages) {
         for (let i = 0; i < tm.messages.length; i += SEND_BATCH) {
+          if (batch.some((b) => b.topic === tm.topic)) await flush();
           const part = tm.messages.slice(i, i + SEND_BATCH);
           batch.push({ topic: tm.topic, messages: part });
           size += part.length;
-          if (size >= SEND_BATCH) {
-            await tx.sendBatch({ topicMessages: batch, acks: -1, compression: CompressionTypes.None });
-            batch = [];
-            size = 0;
-          }
+          if (size >= SEND_BATCH) await flush();
         }
       }
-      if (batch.length) await tx.sendBatch({ topicMessages: batch, acks: -1, compression: CompressionTypes.None });
+      await flush();
       await tx.commit();
     } catch (err) {
       await tx.abort().catch(() => {});

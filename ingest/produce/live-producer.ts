@@ -1,9 +1,10 @@
 import { currentSession } from '../../services/domain/calendar';
 import type { SimEvent } from '../simulator/events';
-import { sessionChunkCount, type Tier } from '../simulator/session';
+import { sessionChunkCount, type SessionGenerator } from '../simulator/session';
+import { shardSymbols, TICK_SHARDS } from './shards';
 import type { ProgressRecord } from './chunk-writer';
 import { ChunkWriter } from './chunk-writer';
-import { IngestDeps, marketFor, Progress, SessionRequest, streamName } from './session-producer';
+import { IngestDeps, marketFor, Progress, sessionKey, SessionRequest, streamName, tickStream } from './session-producer';
 
 export interface LiveRequest extends Omit<SessionRequest, 'level'> {
   /** 1 = real time; N = N session seconds per wall-clock second */
@@ -28,22 +29,23 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   const sleep = req.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const market = marketFor(req.seed, req.profile);
   const chunks = sessionChunkCount(req.date);
-  const tiers: Tier[] = ['daily', 'tick'];
+  // The same streams as a backfill (daily tier, tick shards), written by one transactional writer.
+  const parts: { stream: string; gen: SessionGenerator }[] = [{ stream: streamName(req, 'daily'), gen: market.session(req.date, 'daily') }];
+  for (let shard = 0; shard < TICK_SHARDS; shard++) parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
   const streams = [];
-  for (const tier of tiers) {
-    const stream = streamName(req, tier);
-    const last = await deps.progress.get(stream);
-    streams.push({ tier, stream, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0, gen: market.session(req.date, tier) });
+  for (const p of parts) {
+    const last = await deps.progress.get(p.stream);
+    streams.push({ ...p, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
   }
-  const gen = streams[1].gen;
+  const gen = streams[0].gen;
   let k = Math.min(...streams.map((s) => s.next));
-  const progress: Progress = { done: k, total: chunks, events: streams.reduce((a, s) => a + s.events, 0) };
+  const progress: Progress = { done: streams.reduce((a, s) => a + s.next, 0), total: chunks * streams.length, events: streams.reduce((a, s) => a + s.events, 0) };
   onProgress?.({ ...progress });
   const realTime = req.speed === 1 && currentSession(now()) === req.date;
   const wallStart = now();
   const simStart = k === 0 ? gen.open : gen.chunkEnd(k - 1);
   const simNow = () => (realTime ? now() : simStart + (now() - wallStart) * req.speed);
-  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${streamName(req, 'daily').replace(/\/daily$/, '')}`);
+  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-live`);
   await writer.connect();
   try {
     while (k < chunks) {
@@ -70,10 +72,10 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
       for (const s of streams) {
         if (k - 1 < s.next) continue;
         records.push({ stream: s.stream, chunk: k - 1, chunks, events: s.events });
+        progress.done += k - Math.max(first, s.next);
       }
       await writer.commit(events, records);
       for (const r of records) deps.progress.note(r);
-      progress.done += k - first;
       progress.events += events.length;
       onProgress?.({ ...progress });
     }

@@ -1,14 +1,21 @@
+import os from 'os';
+import path from 'path';
+import { Worker } from 'worker_threads';
 import type { Kafka } from 'kafkajs';
+import type { Config } from '../../services/config';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { LocalDate } from '../../services/domain/calendar';
 import type { Logger } from '../../services/log';
 import { profileNamed, type ProfileName } from '../simulator/profiles';
 import { sessionChunkCount, SimulatedMarket, type Tier } from '../simulator/session';
+import { TICK_SHARDS } from './shards';
+import type { ShardMessage, ShardTask } from './tick-shard-thread';
 import type { SimEvent } from '../simulator/events';
 import { ChunkWriter, type ProgressRecord } from './chunk-writer';
 import { ProgressTracker } from './progress';
 
 export interface IngestDeps {
+  config: Config;
   kafka: Kafka;
   registry: SchemaRegistry;
   topicPrefix: string;
@@ -38,6 +45,11 @@ export function streamName(r: { seed: number; profile: string; date: LocalDate }
   return `sim/${r.seed}/${r.profile}/${r.date}/${tier}`;
 }
 
+/** Stream of one shard of the tick tier. */
+export function tickStream(r: { seed: number; profile: string; date: LocalDate }, shard: number): string {
+  return `${streamName(r, 'tick')}/${shard}`;
+}
+
 /** Markets are costly to set up (history, chains); a worker keeps one per (seed, profile). */
 const markets = new Map<string, SimulatedMarket>();
 export function marketFor(seed: number, profile: ProfileName): SimulatedMarket {
@@ -51,57 +63,110 @@ export function marketFor(seed: number, profile: ProfileName): SimulatedMarket {
 }
 
 /** Events per transaction in a backfill: large enough to amortise the commit. */
-const TX_EVENTS = 50_000;
+export const TX_EVENTS = 50_000;
+
+/** Names the session's writers (transactional ids) independent of tier. */
+export function sessionKey(r: { seed: number; profile: string; date: LocalDate }): string {
+  return `sim/${r.seed}/${r.profile}/${r.date}`;
+}
+
+/** Threads producing tick shards in parallel (a worker process uses at most this many). */
+const SHARD_THREADS = Math.max(1, Number(process.env.MDQ_INGEST_THREADS ?? Math.min(TICK_SHARDS, os.cpus().length)));
 
 /**
- * Backfills one session: for each tier stream it resumes after the last committed chunk and
- * commits the rest in transactions of about TX_EVENTS events. Running it again once complete
- * produces nothing, so a repeated or retried backfill never duplicates an event.
+ * Backfills one session. The daily tier is one stream; the tick tier is TICK_SHARDS streams
+ * produced by worker threads in parallel. Each stream resumes after its last committed chunk and
+ * commits the rest in transactions of about TX_EVENTS events, so running it again once complete
+ * produces nothing, and a repeated or retried backfill never duplicates an event.
  */
 export async function produceSession(deps: IngestDeps, req: SessionRequest, onProgress?: (p: Progress) => void, signal?: AbortSignal): Promise<Progress> {
-  const market = marketFor(req.seed, req.profile);
-  const tiers: Tier[] = req.level === 'tick' ? ['daily', 'tick'] : ['daily'];
-  let writer: ChunkWriter | null = null;
-  try {
-    const progress: Progress = { done: 0, total: 0, events: 0 };
-    const chunks = sessionChunkCount(req.date);
-    const streams: { tier: Tier; stream: string; next: number; events: number }[] = [];
-    for (const tier of tiers) {
-      const stream = streamName(req, tier);
-      const last = await deps.progress.get(stream);
-      streams.push({ tier, stream, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
-      progress.total += chunks;
-      progress.done += (last?.chunk ?? -1) + 1;
-      progress.events += last?.events ?? 0;
-    }
-    onProgress?.({ ...progress });
-    for (const s of streams) {
-      if (s.next >= chunks) continue; // already complete: nothing is generated or sent
-      const gen = market.session(req.date, s.tier);
-      if (!writer) {
-        writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${streamName(req, 'daily').replace(/\/daily$/, '')}`);
-        await writer.connect();
-      }
-      let k = s.next;
-      while (k < chunks) {
-        if (signal?.aborted) throw new Error('backfill aborted');
-        const events: SimEvent[] = [];
-        const first = k;
-        while (k < chunks && events.length < TX_EVENTS) {
-          for (const e of gen.chunk(k)) events.push(e);
-          k++;
-        }
-        s.events += events.length;
-        const rec: ProgressRecord = { stream: s.stream, chunk: k - 1, chunks, events: s.events };
-        await writer.commit(events, [rec]);
-        deps.progress.note(rec);
-        progress.done += k - first;
-        progress.events += events.length;
-        onProgress?.({ ...progress });
-      }
-    }
-    return progress;
-  } finally {
-    await writer?.disconnect();
+  const chunks = sessionChunkCount(req.date);
+  const streams = [{ stream: streamName(req, 'daily'), shard: -1 }];
+  if (req.level === 'tick') for (let shard = 0; shard < TICK_SHARDS; shard++) streams.push({ stream: tickStream(req, shard), shard });
+  const progress: Progress = { done: 0, total: chunks * streams.length, events: 0 };
+  const pending: { stream: string; shard: number; start: number; events: number }[] = [];
+  for (const s of streams) {
+    const last = await deps.progress.get(s.stream);
+    progress.done += (last?.chunk ?? -1) + 1;
+    progress.events += last?.events ?? 0;
+    if ((last?.chunk ?? -1) + 1 < chunks) pending.push({ ...s, start: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
   }
+  onProgress?.({ ...progress });
+  const committed = (record: ProgressRecord, chunkCount: number, events: number) => {
+    deps.progress.note(record);
+    progress.done += chunkCount;
+    progress.events += events;
+    onProgress?.({ ...progress });
+  };
+  const daily = pending.find((p) => p.shard < 0);
+  if (daily) await produceDaily(deps, req, daily.stream, daily.start, daily.events, chunks, committed, signal);
+  const shards = pending.filter((p) => p.shard >= 0);
+  // A small pool: at most SHARD_THREADS shards at once, each in its own thread.
+  let next = 0;
+  const runNext = async (): Promise<void> => {
+    while (next < shards.length) {
+      const p = shards[next++];
+      await runShardThread({ config: deps.config, req, shard: p.shard, stream: p.stream, start: p.start, events: p.events, chunks }, committed, signal);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SHARD_THREADS, shards.length) }, runNext));
+  return progress;
+}
+
+async function produceDaily(
+  deps: IngestDeps,
+  req: SessionRequest,
+  stream: string,
+  start: number,
+  streamEvents: number,
+  chunks: number,
+  committed: (r: ProgressRecord, chunks: number, events: number) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const gen = marketFor(req.seed, req.profile).session(req.date, 'daily');
+  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-daily`);
+  await writer.connect();
+  try {
+    let k = start;
+    while (k < chunks) {
+      if (signal?.aborted) throw new Error('backfill aborted');
+      const events: SimEvent[] = [];
+      const first = k;
+      while (k < chunks && events.length < TX_EVENTS) {
+        for (const e of gen.chunk(k)) events.push(e);
+        k++;
+      }
+      streamEvents += events.length;
+      const rec: ProgressRecord = { stream, chunk: k - 1, chunks, events: streamEvents };
+      await writer.commit(events, [rec]);
+      committed(rec, k - first, events.length);
+    }
+  } finally {
+    await writer.disconnect();
+  }
+}
+
+function runShardThread(task: ShardTask, committed: (r: ProgressRecord, chunks: number, events: number) => void, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Loader hooks are per thread: the thread registers tsx itself before loading the TypeScript.
+    const entry = path.join(__dirname, 'tick-shard-thread.ts');
+    const thread = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: task });
+    const abort = () => void thread.terminate();
+    signal?.addEventListener('abort', abort, { once: true });
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', abort);
+      if (err) reject(err);
+      else resolve();
+    };
+    thread.on('message', (m: ShardMessage) => {
+      if (m.kind === 'commit') committed(m.record, m.chunks, m.events);
+      else if (m.kind === 'done') finish();
+      else finish(new Error(`tick shard ${task.shard}: ${m.message}`));
+    });
+    thread.on('error', (err) => finish(err));
+    thread.on('exit', (code) => finish(code === 0 ? undefined : new Error(signal?.aborted ? 'backfill aborted' : `tick shard ${task.shard} thread exited with ${code}`)));
+  });
 }

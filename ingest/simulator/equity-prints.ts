@@ -12,13 +12,13 @@ import { Rand } from './random';
  *
  * Value sets and rates:
  * - Count per minute ~ Poisson(profile.equityPrintsPerMinute x printWeight(inst) x a U-shaped
- *   intraday factor normalised to mean 1: about 3.5x the mean in the first minutes, 2.5x in the
- *   last, 0.7x at midday). printWeight mixes market cap and options interest, clamped to
+ *   intraday factor normalised to mean 1: 4x the mean in the first minute, 3.5x in the last,
+ *   0.6x at midday). printWeight mixes market cap and options interest, clamped to
  *   [0.25, 5]: SPY and the mega caps around 3-4, small caps 0.25-0.4. Cash indexes never trade.
  * - NBBO around path.priceAt(t): a whole number of cents, at least one; about 2.5 bps / weight^1.5
  *   (clamped 0.3-15 bps, x0.4 for ETFs) with noise and doubled in the first 10 minutes, so SPY and AAPL
  *   quote a cent or two wide, small caps several cents, $3 names a cent. Displayed sizes are
- *   round lots, about $60k x sqrt(weight) a side.
+ *   round lots, exponentially distributed with a mean of about $60k x sqrt(weight) a side.
  * - Lit prints (LIT, venue by a weighted pick of LIT_EQUITY_VENUES, the listing exchange
  *   favoured): 85% at the bid or ask (leaning with the last 10 s of price movement), 15% inside
  *   the spread (a hidden or midpoint order: a cent inside, or the half-cent midpoint of a
@@ -98,13 +98,20 @@ const DARK_VENUE_WEIGHTS: Readonly<Record<keyof typeof OFF_EXCHANGE_VENUES, numb
 /** The listing exchange's lit venue code (auctions print there, and it draws more flow). */
 const LISTING_VENUE: Readonly<Record<string, keyof typeof LIT_EQUITY_VENUES>> = { NYSE: 'NYSE', NASDAQ: 'NASDAQ', NYSEARCA: 'ARCA', AMEX: 'AMEX' };
 
-const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+// Local aliases of Math: these run several times per print, and inside jest's vm sandbox every
+// lookup of the global Math costs about 100x more than a module binding.
+const { ceil, exp, floor, log, log10, max, min, pow, round, sqrt } = Math;
+
+const clamp = (x: number, lo: number, hi: number) => min(hi, max(lo, x));
+
+/** Pareto draw over one uniform of the stream (minimum xm, tail index 1 / invAlpha). */
+const pareto = (r: Rand, xm: number, invAlpha: number) => xm / pow(1 - r.next(), invAlpha);
 
 /** Relative print activity: market cap and options interest, mega caps and SPY ~10x a small cap. */
 export function printWeight(inst: Instrument): number {
   if (inst.isIndex) return 0;
-  const cap = Math.pow(inst.marketCap / 5e10, 0.35);
-  const interest = Math.pow(inst.optionsActivityWeight / 5, 0.4);
+  const cap = pow(inst.marketCap / 5e10, 0.35);
+  const interest = pow(inst.optionsActivityWeight / 5, 0.4);
   return clamp(0.5 * cap + 0.5 * interest, 0.25, 5);
 }
 
@@ -118,7 +125,7 @@ export function intradayFactors(minutes: number): Float64Array {
   let sum = 0;
   for (let m = 0; m < minutes; m++) {
     const x = (m + 0.5) / minutes;
-    f[m] = 0.6 + 0.8 * (2 * x - 1) ** 2 + 2.5 * Math.exp(-m / 8) + 2 * Math.exp(-(minutes - 1 - m) / 10);
+    f[m] = 0.6 + 0.8 * (2 * x - 1) ** 2 + 2.5 * exp(-m / 8) + 2 * exp(-(minutes - 1 - m) / 10);
     sum += f[m];
   }
   for (let m = 0; m < minutes; m++) f[m] *= minutes / sum;
@@ -149,6 +156,8 @@ export class EquityPrintGenerator {
   private readonly spreadBps: number;
   private readonly oddLot: number;
   private readonly sizeScale: number;
+  private readonly displayMeanShares: number;
+  private readonly prices: Float64Array;
   /** Expected shares of the continuous session, which auction sizes are a share of. */
   private readonly sessionShares: number;
   /** The NBBO of the print being built, in cents (scratch, so quoting allocates nothing). */
@@ -162,7 +171,8 @@ export class EquityPrintGenerator {
     private readonly inst: Instrument,
     private readonly path: SessionPath,
   ) {
-    this.minutes = Math.ceil((path.closeMs - path.openMs) / MINUTE);
+    this.minutes = ceil((path.closeMs - path.openMs) / MINUTE);
+    this.prices = path.prices;
     this.symbol = inst.symbol;
     this.idPrefix = `E-${compactDate(ctx.date)}-${inst.symbol}-`;
     this.weight = printWeight(inst);
@@ -176,12 +186,13 @@ export class EquityPrintGenerator {
     this.darkVenues = Object.keys(DARK_VENUE_WEIGHTS);
     this.darkCumulative = cumulative(this.darkVenues.map((v) => DARK_VENUE_WEIGHTS[v as keyof typeof DARK_VENUE_WEIGHTS]));
     // ETFs quote tighter than stocks of the same activity: arbitrage keeps them near their NAV.
-    this.spreadBps = clamp(2.5 / Math.pow(this.weight, 1.5), 0.3, 15) * (inst.isETF ? 0.4 : 1);
-    const ref = Math.max(1, path.open);
+    this.spreadBps = clamp(2.5 / pow(this.weight, 1.5), 0.3, 15) * (inst.isETF ? 0.4 : 1);
+    const ref = max(1, path.open);
     // Odd lots: about 10% of prints for a $5 stock, 50% above $500 (expensive shares trade in pieces).
-    this.oddLot = clamp(0.12 + 0.18 * Math.log10(ref / 5), 0.1, 0.5);
+    this.oddLot = clamp(0.12 + 0.18 * log10(ref / 5), 0.1, 0.5);
     // Cheap shares trade in bigger share counts.
-    this.sizeScale = clamp(Math.sqrt(50 / ref), 0.5, 5);
+    this.sizeScale = clamp(sqrt(50 / ref), 0.5, 5);
+    this.displayMeanShares = (60_000 * sqrt(this.weight)) / max(0.5, path.open);
     // Expected continuous volume (mean round-lot count of the size law is about 1.9).
     const meanSize = (1 - this.oddLot) * 190 * this.sizeScale + this.oddLot * 50;
     this.sessionShares = this.meanPerMinute.reduce((a, b) => a + b, 0) * meanSize;
@@ -191,7 +202,7 @@ export class EquityPrintGenerator {
   reportedInMinute(minute: number): SimEvent[] {
     if (!Number.isInteger(minute) || minute < 0 || minute >= this.minutes) throw new RangeError(`minute ${minute} is outside 0..${this.minutes - 1}`);
     const out: SimEvent[] = [];
-    for (let k = Math.max(0, minute - LOOKBACK); k <= minute; k++) {
+    for (let k = max(0, minute - LOOKBACK); k <= minute; k++) {
       for (const e of this.tradesOf(k)) if (this.reportMinute(e.time) === minute) out.push(e);
     }
     return out.sort(byTimeThenId);
@@ -199,7 +210,7 @@ export class EquityPrintGenerator {
 
   private reportMinute(reportTime: number): number {
     // The closing auction prints at the close instant and belongs to the last minute.
-    return Math.min(this.minutes - 1, Math.floor((reportTime - this.path.openMs) / MINUTE));
+    return min(this.minutes - 1, floor((reportTime - this.path.openMs) / MINUTE));
   }
 
   /** The trades executed in a minute (memoised for the last few minutes). */
@@ -223,10 +234,10 @@ export class EquityPrintGenerator {
     if (this.inst.isIndex) return out;
     const r = Rand.of(this.ctx.seed, 'equity', this.symbol, this.ctx.date, minute);
     const start = this.path.openMs + minute * MINUTE;
-    const end = Math.min(start + MINUTE, this.path.closeMs);
+    const end = min(start + MINUTE, this.path.closeMs);
     const count = r.poisson(this.meanPerMinute[minute] * ((end - start) / MINUTE));
     const times = new Float64Array(count);
-    for (let i = 0; i < count; i++) times[i] = start + Math.floor(r.next() * (end - start));
+    for (let i = 0; i < count; i++) times[i] = start + floor(r.next() * (end - start));
     times.sort();
     let n = 0;
     if (minute === 0 && !this.halted(start)) out.push(this.auction(r, start, this.path.open, n++, C_OPEN, OPENING_AUCTION_SHARE));
@@ -242,16 +253,16 @@ export class EquityPrintGenerator {
   /** An opening or closing auction print on the listing exchange at the daily open or close. */
   private auction(r: Rand, t: number, price: number, n: number, conditions: readonly string[], shareOfDay: number): SimEvent {
     this.quote(r, t, price);
-    const lots = Math.max(1, Math.round((this.sessionShares * shareOfDay * r.lognormal(0, 0.3)) / 100));
+    const lots = max(1, round((this.sessionShares * shareOfDay * r.lognormal(0, 0.3)) / 100));
     return this.emit(r, t, t, this.reportMinute(t), n, price, lots * 100, this.listingVenue, 'LIT', false, conditions);
   }
 
   private trade(r: Rand, t: number, minute: number, n: number): SimEvent {
-    const mid = this.path.priceAt(t);
+    const mid = this.priceAt(t);
     this.quote(r, t, mid);
     const dark = r.next() < DARK_PROBABILITY;
     // Buyers lift the ask more often while the price is rising, sellers hit the bid when falling.
-    const price = dark ? darkPrice(r, this.bidC, this.askC) : litPrice(r, this.bidC, this.askC, mid - this.path.priceAt(t - 10_000));
+    const price = dark ? darkPrice(r, this.bidC, this.askC) : litPrice(r, this.bidC, this.askC, mid - this.priceAt(t - 10_000));
     const size = this.tradeSize(r, dark);
     const delayed = r.next() < (dark ? DELAYED_DARK : DELAYED_LIT);
     const reportTime = delayed ? t + r.int(REPORT_DELAY_MS[0], REPORT_DELAY_MS[1]) : t;
@@ -266,8 +277,8 @@ export class EquityPrintGenerator {
   /** Sets the NBBO (bidC, askC, in cents) around mid: whole cents, at least one apart. */
   private quote(r: Rand, t: number, mid: number): void {
     const openingWide = t < this.path.openMs + 10 * MINUTE ? 2 : 1;
-    const ticks = Math.max(1, Math.round(((mid * this.spreadBps) / 100) * openingWide * (0.6 + 0.8 * r.next())));
-    this.bidC = Math.max(1, Math.round(mid * 100 - ticks / 2));
+    const ticks = max(1, round(((mid * this.spreadBps) / 100) * openingWide * (0.6 + 0.8 * r.next())));
+    this.bidC = max(1, round(mid * 100 - ticks / 2));
     this.askC = this.bidC + ticks;
   }
 
@@ -307,17 +318,23 @@ export class EquityPrintGenerator {
     };
   }
 
-  /** Displayed round lots on one side of the NBBO: about $60k x sqrt(weight). */
+  /** Displayed round lots on one side of the NBBO: exponential, mean about $60k x sqrt(weight). */
   private displayLots(r: Rand): number {
-    const shares = (60_000 * Math.sqrt(this.weight) * r.lognormal(0, 0.7)) / Math.max(0.5, this.path.open);
-    return Math.min(100_000, Math.max(1, Math.round(shares / 100)));
+    const shares = -this.displayMeanShares * log(1 - r.next());
+    return min(100_000, max(1, round(shares / 100)));
+  }
+
+  /** path.priceAt, on the module's Math aliases (it runs twice a print). */
+  private priceAt(ms: number): number {
+    const t = floor((ms - this.path.openMs) / 1000);
+    return this.prices[max(0, min(this.prices.length - 1, t))];
   }
 
   /** Heavy-tailed trade size: odd lots, round lots, mixed lots, occasional 10k+ blocks. */
   private tradeSize(r: Rand, dark: boolean): number {
-    if (r.next() < (dark ? BLOCK_DARK : BLOCK_LIT)) return Math.min(250_000, Math.round(r.pareto(100, 2.2)) * 100);
+    if (r.next() < (dark ? BLOCK_DARK : BLOCK_LIT)) return min(250_000, round(pareto(r, 100, 1 / 2.2)) * 100);
     if (r.next() < this.oddLot * (dark ? 1.2 : 1)) return r.int(1, 99);
-    const lots = Math.max(1, Math.round(Math.min(200, Math.floor(r.pareto(1, 1.8))) * this.sizeScale));
+    const lots = max(1, round(min(200, floor(pareto(r, 1, 1 / 1.8))) * this.sizeScale));
     return lots * 100 + (r.next() < 0.15 ? r.int(1, 99) : 0);
   }
 }
@@ -340,7 +357,7 @@ function darkPrice(r: Rand, bidC: number, askC: number): number {
   const buyer = r.next() < 0.5;
   if (u < 0.85) {
     // In units of $0.0001: at most half the spread, so the price stays inside [bid, ask].
-    const improvement = r.int(1, Math.min(99, (askC - bidC) * 50));
+    const improvement = r.int(1, min(99, (askC - bidC) * 50));
     return buyer ? (askC * 100 - improvement) / 10_000 : (bidC * 100 + improvement) / 10_000;
   }
   return buyer ? askC / 100 : bidC / 100;

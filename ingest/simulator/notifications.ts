@@ -13,36 +13,43 @@ import { Rand } from './random';
  * its own named random stream, so one instrument's notices do not depend on which other
  * instruments are generated.
  *
- * Situations and codes (resumption codes chosen from the 36 where the contract has no
- * dedicated one):
- *
- * | situation                         | sequence                                            | rate / rule |
- * |-----------------------------------|-----------------------------------------------------|-------------|
- * | LULD volatility pause             | LUDP (80%) or LUDS (20%) at the jump, T3 5 min later | every jump whose % move exceeds the LULD band (below); no T3 when the 5 minutes run into the close (the closing auction ends the pause) |
- * | news-pending halt                 | T1 -> T2 (5-25 min) -> T3 (5-10 min)                 | 20% of single-stock days with |ret| >= 3 daily sigmas; when the day has a jump in the move's direction, trading resumes (T3) exactly at the jump, so the reopening price gaps |
- * | Reg SHO Rule 201                  | REG_SHO after the drop; REG_SHO carry-over 07:00-09:00 next session | close <= 90% of previous close |
- * | IPO                               | IPO1 at 09:30 -> IPOQ 11:00-13:30 -> [IPOE +15 min, 30%] -> R1 +15 min | Poisson(0.12) new listings a session; 6% withdrawn: IPO1 -> IPOE -> D |
- * | delisting of a fictional issuer   | D pre-open (07:00-09:25)                             | 3% of sessions |
- * | market-wide circuit breaker       | MWC1 -> MWCQ (+15) [-> MWC2 -> MWCQ (+15) [-> MWC3, halted to the close; next session MWC0 pre-open -> MWCQ at 09:30]] | S&P 500 (SPX) close-to-close <= -7% / -13% / -20% for levels 1/2/3, AND (synthetic, so the codes exist in any 400-session history) the worst SPX day of every block of 200 trading days runs the full escalation |
- * | SEC suspension                    | H10 -> C11 (45-150 min)                              | 1.2e-4 per stock-day (real suspensions last 10 days; shortened to one session here) |
- * | regulatory concern                | H11 -> C11 or R4 (30-120 min)                        | 1.2e-4 per stock-day |
- * | listing non-compliance            | H4 -> R4 or C4 (30-120 min)                          | 1.2e-4 per stock-day |
- * | filings not current               | H9 -> R9 or C9 (30-120 min)                          | 1.2e-4 per stock-day |
- * | exchange information request      | T12 -> C3 (20-60 min)                                | 1.2e-4 per stock-day |
- * | extraordinary market activity     | T6 -> T3 (10-40 min)                                 | 1.2e-4 per stock-day |
- * | single-stock pause (legacy)       | T5 -> T7 (+5 min, quotation only) -> T3 (+5 min)    | 1.2e-4 per stock-day |
- * | corporate action                  | M1 pre-open (08:00-09:15) -> R2 (09:30-09:50)        | 1.2e-4 per stock-day |
- * | operations halt                   | O1 -> R2 (5-30 min)                                  | 1.2e-4 per instrument-day |
- * | quotation not available           | M2 -> R2 (2-15 min)                                  | 1.2e-4 per instrument-day |
- * | volatility pause (non-LULD)       | M -> T3 (5 min)                                      | 1.2e-4 per instrument-day |
- * | ETF halt                          | T8 -> R2 (10-45 min)                                 | 1e-3 per ETF-day |
+ * Situations, sequences and rates (resumption codes picked from the 36 where the contract has
+ * no dedicated one):
+ * - LULD volatility pause: LUDP (80%) or LUDS (20%) at every jump whose % move exceeds the LULD
+ *   band (below), then T3 ("resumption times") 5 minutes later; no T3 when the 5 minutes run
+ *   into the close (the closing auction ends the pause).
+ * - News-pending halt: T1 -> T2 news released (5-25 min) -> T3 resumption (5-10 min), on 20% of
+ *   single-stock sessions with |ret| >= 3 daily sigmas. When the day has a jump in the move's
+ *   direction, trading resumes exactly at the jump, so the reopening price gaps. Exported via
+ *   newsHalts() so session news publishes the article at T2.
+ * - Reg SHO Rule 201: REG_SHO when a stock closes at or below 90% of the previous close (at the
+ *   open for a gap through -10%, at a down jump, else in the afternoon), and a carry-over
+ *   REG_SHO 07:00-09:00 the next session.
+ * - IPO of a fictional issuer: IPO1 at 09:30 -> IPOQ 11:00-13:30 -> [IPOE +15 min, 30%] -> R1
+ *   new issue available +15 min; 6% are withdrawn: IPO1 -> IPOE -> D. Poisson(0.12) a session.
+ * - Deletion of a fictional issuer: D pre-open (07:00-09:25) on 3% of sessions.
+ * - Market-wide circuit breaker (ticker SPX): MWC1 -> MWCQ 15 min later [-> MWC2 -> MWCQ
+ *   [-> MWC3, halted to the close; next session MWC0 08:00-09:00 -> MWCQ at 09:30]]. Real rule:
+ *   SPX close-to-close <= -7% / -13% / -20% for levels 1 / 2 / 3 (the model essentially never
+ *   does that). Synthetic, so every code exists in any 400-session history: the worst SPX day of
+ *   each block of 200 trading days runs the full escalation (MWC1 12:00-13:40 ET, MWC2 before
+ *   15:25, MWC3 before the close). A deliberate departure from reality's rarity.
+ * - Rare background halts, each with its resolution, at most one per instrument-session:
+ *   H10 SEC suspension -> C11 (45-150 min; real suspensions last 10 days, shortened here);
+ *   H11 regulatory concern -> C11 or R4 (30-120 min); H4 non-compliance -> R4 or C4;
+ *   H9 not current -> R9 or C9; T12 information requested -> C3 (20-60 min);
+ *   T6 extraordinary activity -> T3 (10-40 min); T5 pause -> T7 quotation only (+5) -> T3 (+5);
+ *   M1 corporate action pre-open (08:00-09:15) -> R2 (09:30-09:50): 1.2e-4 per stock-session
+ *   each. O1 operations halt -> R2 (5-30 min), M2 quotation not available -> R2 (2-15 min),
+ *   M volatility pause -> T3 (5 min): 1.2e-4 per instrument-session each. T8 ETF halt -> R2
+ *   (10-45 min): 1e-3 per ETF-session.
  *
  * LULD bands (Limit Up-Limit Down plan, simplified): Tier 1 (ETFs and stocks with a market cap
  * of at least $5B, a proxy for S&P 500 / Russell 1000 membership) 5%, Tier 2 10%, any security
  * whose previous close is at most $3 20%; bands double in the first 15 minutes and the last 25
  * minutes of the session. A jump's own % move (|e^logMove - 1|) is compared with the band: the
  * model's jumps are 2-6 daily sigmas, so a pause follows most jumps of volatile names and some
- * of steady ones (roughly 30 pauses a session over the full universe).
+ * of steady ones (about 38 pauses a session over the full universe, measured on seed 42).
  *
  * Cash indexes (SPX, NDX, RUT, VIX) do not trade, so they never get instrument notices; the
  * market-wide circuit breakers are published with ticker 'SPX', the index whose decline
@@ -188,15 +195,20 @@ const NEWS_HALT_PROBABILITY = 0.2;
 
 /** The news-pending halt of one instrument's session, if it has one. */
 export function newsHaltFor(ctx: SessionContext, inst: Instrument): NewsHalt | null {
-  if (!isSingleStock(inst)) return null;
   const s = sessionOf(ctx);
+  return newsHaltIn(ctx, s, inst, isSingleStock(inst) ? ctx.model.jumps(inst, s.date) : []);
+}
+
+// Streams are created only once a situation needs one: most instrument-days need none.
+function newsHaltIn(ctx: SessionContext, s: Session, inst: Instrument, jumps: readonly Jump[]): NewsHalt | null {
+  if (!isSingleStock(inst)) return null;
   const ret = ctx.model.series(inst).ret[s.day];
   if (Math.abs(ret) < NEWS_HALT_SIGMAS * dailySigma(inst)) return null;
   const r = Rand.of(ctx.seed, 'notif-news-halt', inst.symbol, s.date);
   if (!r.bool(NEWS_HALT_PROBABILITY)) return null;
   // Resume at the biggest jump in the day's direction: the halt is why the price gaps there.
   let jump: Jump | null = null;
-  for (const j of ctx.model.jumps(inst, s.date)) {
+  for (const j of jumps) {
     if (Math.sign(j.logMove) === Math.sign(ret) && (!jump || Math.abs(j.logMove) > Math.abs(jump.logMove))) jump = j;
   }
   let resumeTime: number;
@@ -329,19 +341,21 @@ function backgroundHalt(ctx: SessionContext, s: Session, inst: Instrument, busy:
 
 const REG_SHO_DROP = Math.log(0.9);
 
-function regShoNotices(ctx: SessionContext, s: Session, inst: Instrument): Notice[] {
+function regShoNotices(ctx: SessionContext, s: Session, inst: Instrument, jumps: readonly Jump[]): Notice[] {
   if (!isSingleStock(inst)) return [];
   const series = ctx.model.series(inst);
   const out: Notice[] = [];
-  const r = Rand.of(ctx.seed, 'notif-regsho', inst.symbol, s.date);
+  let stream: Rand | null = null;
+  const rand = () => (stream ??= Rand.of(ctx.seed, 'notif-regsho', inst.symbol, s.date));
   // Rule 201 stays in effect through the next session: announce the carry-over before the open.
   if (s.day > 0 && series.ret[s.day - 1] <= REG_SHO_DROP) {
-    const t = timeBetween(r, nyLocalToEpochMs(s.date, 7, 0), nyLocalToEpochMs(s.date, 9, 0));
+    const t = timeBetween(rand(), nyLocalToEpochMs(s.date, 7, 0), nyLocalToEpochMs(s.date, 9, 0));
     out.push({ ticker: inst.symbol, type: 'REG_SHO', time: t, message: `${inst.symbol}: Reg SHO Rule 201 short-sale price test remains in effect today` });
   }
   if (series.ret[s.day] <= REG_SHO_DROP) {
     const prev = previousClose(ctx, inst, s.day);
-    const drop = ctx.model.jumps(inst, s.date).find((j) => j.logMove < 0);
+    const drop = jumps.find((j) => j.logMove < 0);
+    const r = rand();
     // When the drop happened is known only roughly at the daily level: at the open for a gap
     // through -10%, at a down jump, else in the afternoon (a bridge to the close crosses late).
     const t =
@@ -382,9 +396,10 @@ function circuitBreakers(ctx: SessionContext, s: Session): { notices: Notice[]; 
   const notices: Notice[] = [];
   const halts: HaltWindow[] = [];
   const T = MARKET_WIDE_TICKER;
-  const r = Rand.of(ctx.seed, 'notif-mwc', s.date);
+  let stream: Rand | null = null;
+  const rand = () => (stream ??= Rand.of(ctx.seed, 'notif-mwc', s.date));
   if (s.day > 0 && circuitBreakerLevel(ctx, s.day - 1) === 3) {
-    const t = timeBetween(r, nyLocalToEpochMs(s.date, 8, 0), nyLocalToEpochMs(s.date, 9, 0));
+    const t = timeBetween(rand(), nyLocalToEpochMs(s.date, 8, 0), nyLocalToEpochMs(s.date, 9, 0));
     notices.push({ ticker: T, type: 'MWC0', time: t, message: 'Market-wide circuit breaker halt carried over from the previous session' });
     notices.push({ ticker: T, type: 'MWCQ', time: s.open, message: `Market-wide trading resumes at ${etClock(s.open)}` });
   }
@@ -393,6 +408,7 @@ function circuitBreakers(ctx: SessionContext, s: Session): { notices: Notice[]; 
   // Levels 1 and 2 halt 15 minutes and only before 15:25; level 3 halts to the close. The gaps
   // are scaled to the session so a half day fits the whole escalation.
   const scale = (s.close - s.open) / (390 * MINUTE);
+  const r = rand();
   const gap = (lo: number, hi: number) => Math.round(r.int(lo, hi) * scale) * MINUTE;
   let t = s.open + gap(150, 250);
   const percent = [7, 13, 20];
@@ -494,12 +510,12 @@ function delistingNotices(ctx: SessionContext, s: Session): Notice[] {
 // --- per instrument ----------------------------------------------------------------------------------
 
 /** LULD pauses at the jumps that breach the band (the jump a news halt resumes at excepted). */
-function luldPauses(ctx: SessionContext, s: Session, inst: Instrument, skip: Jump | null, busy: HaltWindow[]): LuldPause[] {
-  if (inst.isIndex) return [];
+function luldPauses(ctx: SessionContext, s: Session, inst: Instrument, jumps: readonly Jump[], skip: Jump | null, busy: HaltWindow[]): LuldPause[] {
+  if (inst.isIndex || jumps.length === 0) return [];
   const r = Rand.of(ctx.seed, 'notif-luld', inst.symbol, s.date);
   const ref = previousClose(ctx, inst, s.day);
   const out: LuldPause[] = [];
-  for (const jump of ctx.model.jumps(inst, s.date)) {
+  for (const jump of jumps) {
     if (skip && jump.atSec === skip.atSec) continue;
     const straddle = r.bool(0.2);
     const pctMove = Math.exp(jump.logMove) - 1;
@@ -528,7 +544,8 @@ function pauseNotices(p: LuldPause): Notice[] {
 }
 
 function situationIn(ctx: SessionContext, s: Session, inst: Instrument, market: HaltWindow[]): InstrumentSituation {
-  const newsHalt = newsHaltFor(ctx, inst);
+  const jumps = inst.isIndex ? [] : ctx.model.jumps(inst, s.date);
+  const newsHalt = newsHaltIn(ctx, s, inst, jumps);
   // Market-wide halts are shared by every instrument; its own halts are added as they are placed.
   const busy: HaltWindow[] = market.map((h) => ({ ...h, ticker: inst.symbol }));
   const notices: Notice[] = [];
@@ -536,14 +553,14 @@ function situationIn(ctx: SessionContext, s: Session, inst: Instrument, market: 
     busy.push({ ticker: inst.symbol, reason: 'T1', start: Math.max(newsHalt.haltTime, s.open), end: newsHalt.resumeTime });
     notices.push(...newsHaltNotices(newsHalt));
   }
-  const pauses = luldPauses(ctx, s, inst, newsHalt?.jump ?? null, busy);
+  const pauses = luldPauses(ctx, s, inst, jumps, newsHalt?.jump ?? null, busy);
   for (const p of pauses) notices.push(...pauseNotices(p));
   const bg = backgroundHalt(ctx, s, inst, busy);
   if (bg) {
     busy.push(bg.halt);
     notices.push(...bg.notices);
   }
-  notices.push(...regShoNotices(ctx, s, inst));
+  notices.push(...regShoNotices(ctx, s, inst, jumps));
   return { newsHalt, pauses, halts: busy.filter((h) => h.end > h.start).sort((a, b) => a.start - b.start), notices };
 }
 

@@ -32,7 +32,7 @@ import { Rand } from './random';
  *
  * Ids live in their own space: SESSION_NEWS_ID_BASE (1e12) + dayIndex * 1e4 + n, n the article's
  * rank in the session. The 24/7 background feed (ingest/sources/news-simulator.ts) uses
- * minute * 10 + n, below 1e10 until the year 21,000, so the two never collide.
+ * minute * 10 + n (about 3e8 today, 4e10 in the year 9999), so the two never collide.
  */
 
 export const SESSION_NEWS_ID_BASE = 1e12;

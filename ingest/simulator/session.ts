@@ -77,8 +77,13 @@ export class SimulatedMarket {
     return { seed: this.seed, date, profile: this.profile, model: this.model };
   }
 
-  session(date: LocalDate, tier: Tier): SessionGenerator {
-    return tier === 'daily' ? new DailyTier(this, date) : new TickTier(this, date);
+  /**
+   * A tier of a session. The tick tier can be limited to a subset of symbols (a shard): every
+   * tick event is keyed by its symbol, and each symbol's events do not depend on the others'.
+   */
+  session(date: LocalDate, tier: Tier, symbols?: ReadonlySet<string>): SessionGenerator {
+    if (tier === 'daily') return new DailyTier(this, date);
+    return new TickTier(this, date, symbols ? this.instruments.filter((i) => symbols.has(i.symbol)) : this.instruments);
   }
 }
 
@@ -181,19 +186,23 @@ class TickTier extends SessionGenerator {
   private readonly equity: EquityPrintGenerator[];
   private readonly equityMinute = new Map<number, SimEvent[]>();
 
-  constructor(market: SimulatedMarket, date: LocalDate) {
+  constructor(
+    market: SimulatedMarket,
+    date: LocalDate,
+    private readonly instruments: readonly Instrument[],
+  ) {
     super(market, date, 'tick');
-    const { model, chains, profile, instruments, seed } = market;
+    const { model, chains, profile, seed } = market;
     const ctx = market.context(date);
-    this.paths = instruments.map((i) => model.sessionPath(i, date));
-    this.equity = instruments.map((inst, i) => new EquityPrintGenerator(ctx, inst, this.paths[i]));
-    const cdf = intradayCdf(this.paths[0].seconds);
+    this.paths = this.instruments.map((i) => model.sessionPath(i, date));
+    this.equity = this.instruments.map((inst, i) => new EquityPrintGenerator(ctx, inst, this.paths[i]));
+    const cdf = intradayCdf(Math.round((this.close - this.open) / 1000));
     const times: number[] = [];
     const cidx: number[] = [];
     const sizes: number[] = [];
     const kinds: number[] = [];
     const seqs: number[] = [];
-    instruments.forEach((inst, ii) => {
+    this.instruments.forEach((inst, ii) => {
       const act = activity(model, inst, this.day);
       const open = this.paths[ii].open;
       for (const c of chains.listed(inst, date)) {
@@ -241,7 +250,8 @@ class TickTier extends SessionGenerator {
 
   chunk(k: number): SimEvent[] {
     const out: SimEvent[] = [];
-    const { instruments, profile, seed } = this.market;
+    const { profile, seed } = this.market;
+    const { instruments } = this;
     if (k >= 1 && k <= this.slices) {
       const from = this.open + (k - 1) * SLICE_MS;
       const to = Math.min(this.close, from + SLICE_MS);

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const registry = createRegistry(config);
   const progress = new ProgressTracker(kafka, registry, prefix);
   await progress.start();
-  const deps = { kafka, registry, topicPrefix: prefix, progress };
+  const deps = { config, kafka, registry, topicPrefix: prefix, progress };
   const results: Record<string, unknown> = { date, profile, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, node: process.version };
   const log = (k: string, v: unknown) => {
     results[k] = v;

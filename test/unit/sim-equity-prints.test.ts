@@ -11,7 +11,7 @@ import {
   printWeight,
 } from '../../ingest/simulator/equity-prints';
 import type { SessionContext, SimEvent } from '../../ingest/simulator/events';
-import { MarketModel, TRADING_DAYS, dayIndex } from '../../ingest/simulator/market';
+import { MarketModel, type SessionPath, TRADING_DAYS, dayIndex } from '../../ingest/simulator/market';
 import { instrumentSituation } from '../../ingest/simulator/notifications';
 import { PROFILES } from '../../ingest/simulator/profiles';
 import { type Instrument, loadUniverse } from '../../services/domain/universe';
@@ -43,7 +43,15 @@ interface Print {
 }
 
 const ctxOf = (date: string, seed = 42, profile = PROFILES.dev): SessionContext => ({ seed, date, profile, model });
-const generator = (ctx: SessionContext, inst: Instrument) => new EquityPrintGenerator(ctx, inst, model.sessionPath(inst, ctx.date));
+// Session paths are costly to build (per-second prices): build each once for the whole file.
+const paths = new Map<string, SessionPath>();
+function pathOf(inst: Instrument, date: string): SessionPath {
+  const key = `${inst.symbol}|${date}`;
+  let p = paths.get(key);
+  if (!p) paths.set(key, (p = model.sessionPath(inst, date)));
+  return p;
+}
+const generator = (ctx: SessionContext, inst: Instrument) => new EquityPrintGenerator(ctx, inst, pathOf(inst, ctx.date));
 
 /** Every print of the session, walking the minutes in order, with the minute each was reported in. */
 function session(ctx: SessionContext, inst: Instrument): { minute: number; event: SimEvent }[] {
@@ -55,6 +63,13 @@ function session(ctx: SessionContext, inst: Instrument): { minute: number; event
 
 const printsOf = (ctx: SessionContext, inst: Instrument): Print[] => session(ctx, inst).map((x) => x.event.data as unknown as Print);
 const hash = (x: unknown) => crypto.createHash('sha256').update(JSON.stringify(x)).digest('hex');
+
+/** The prints breaking a rule, named (first few), so one expect covers a whole session. */
+function breaking<T extends { id: string }>(items: readonly T[], rule: string, ok: (x: T) => boolean): string[] {
+  const bad: string[] = [];
+  for (const x of items) if (!ok(x) && bad.push(`${rule}: ${JSON.stringify(x)}`) >= 3) break;
+  return bad;
+}
 
 describe('equity print generator', () => {
   const devSessions = DATES.map((date) => ({ date, prints: dev.flatMap((i) => printsOf(ctxOf(date), i)) }));
@@ -71,75 +86,66 @@ describe('equity print generator', () => {
     const conditions = new Set<string>(Object.values(CONDITION));
     for (const { prints } of devSessions) {
       expect(prints.length).toBeGreaterThan(10_000);
-      for (const p of prints) {
-        expect(schema.isValid(p)).toBe(true);
-        expect(p.ticker).toMatch(/^[A-Z0-9.\-/^]{1,21}$/);
-        expect(p.printType === 'DARK_POOL').toBe(p.venue in OFF_EXCHANGE_VENUES);
-        expect(p.venue in LIT_EQUITY_VENUES || p.venue in OFF_EXCHANGE_VENUES).toBe(true);
-        expect(p.conditions.length).toBeGreaterThan(0);
-        for (const c of p.conditions) expect(conditions.has(c)).toBe(true);
-        expect(Number.isSafeInteger(p.time) && Number.isSafeInteger(p.reportTime)).toBe(true);
-      }
+      expect([
+        ...breaking(prints, 'avro', (p) => schema.isValid(p)),
+        ...breaking(prints, 'ticker', (p) => /^[A-Z0-9.\-/^]{1,21}$/.test(p.ticker)),
+        ...breaking(prints, 'venue', (p) => p.venue in LIT_EQUITY_VENUES || p.venue in OFF_EXCHANGE_VENUES),
+        ...breaking(prints, 'DARK_POOL exactly off-exchange', (p) => (p.printType === 'DARK_POOL') === p.venue in OFF_EXCHANGE_VENUES),
+        ...breaking(prints, 'conditions', (p) => p.conditions.length > 0 && p.conditions.every((c) => conditions.has(c))),
+        ...breaking(prints, 'epoch-ms', (p) => Number.isSafeInteger(p.time) && Number.isSafeInteger(p.reportTime)),
+      ]).toEqual([]);
+      // Both kinds of venue are used, several of each.
+      expect(new Set(prints.filter((p) => p.printType === 'LIT').map((p) => p.venue)).size).toBeGreaterThan(8);
+      expect(new Set(prints.filter((p) => p.printType === 'DARK_POOL').map((p) => p.venue)).size).toBeGreaterThanOrEqual(3);
     }
   });
 
   it('events are ordered by (reportTime, id), reported in their minute, with unique ids', () => {
     const ctx = ctxOf('2025-03-12');
     for (const inst of dev) {
-      const g = generator(ctx, inst);
-      const ids = new Set<string>();
-      for (let m = 0; m < g.minutes; m++) {
-        const events = g.reportedInMinute(m);
-        for (const [k, e] of events.entries()) {
-          const p = e.data as unknown as Print;
-          expect(e.type).toBe('equity-print');
-          expect(e.time).toBe(p.reportTime);
-          expect(ids.has(p.id)).toBe(false);
-          ids.add(p.id);
-          const minuteStart = model.sessionPath(inst, ctx.date).openMs + m * MINUTE;
-          // The closing auction prints at the close instant, reported in the last minute.
-          expect(p.reportTime).toBeGreaterThanOrEqual(minuteStart);
-          expect(p.reportTime <= minuteStart + MINUTE - 1 || (m === g.minutes - 1 && p.conditions.includes(CONDITION.CLOSING))).toBe(true);
-          if (k > 0) {
-            const q = events[k - 1].data as unknown as Print;
-            expect(q.reportTime < p.reportTime || (q.reportTime === p.reportTime && q.id < p.id)).toBe(true);
-          }
-        }
+      const openMs = pathOf(inst, ctx.date).openMs;
+      const all = session(ctx, inst);
+      const last = all.length ? all[all.length - 1].minute : 0;
+      const bad: string[] = [];
+      for (const [k, { minute, event }] of all.entries()) {
+        const p = event.data as unknown as Print;
+        const start = openMs + minute * MINUTE;
+        // The closing auction prints at the close instant, reported in the last minute.
+        const inMinute = p.reportTime >= start && (p.reportTime < start + MINUTE || (minute === last && p.conditions.includes(CONDITION.CLOSING)));
+        const q = k > 0 ? (all[k - 1].event.data as unknown as Print) : null;
+        const ordered = !q || q.reportTime < p.reportTime || (q.reportTime === p.reportTime && q.id < p.id);
+        if (event.type !== 'equity-print' || event.time !== p.reportTime || !inMinute || !ordered) bad.push(p.id);
       }
+      expect(bad).toEqual([]);
+      expect(new Set(all.map((x) => (x.event.data as unknown as Print).id)).size).toBe(all.length);
     }
   });
 
   it('keeps prices, quotes and sizes sane over dev sessions', () => {
     for (const { prints } of devSessions) {
-      let oddLots = 0;
-      let blocks = 0;
-      for (const p of prints) {
-        expect(p.price).toBeGreaterThan(0);
-        expect(p.bidPrice).toBeGreaterThan(0);
-        expect(p.bidPrice).toBeLessThan(p.askPrice);
+      const onGrid = (x: number, unit: number) => Math.abs(x * unit - Math.round(x * unit)) < 1e-6;
+      expect([
+        ...breaking(prints, 'positive prices', (p) => p.price > 0 && p.bidPrice > 0),
+        ...breaking(prints, 'bid < ask', (p) => p.bidPrice < p.askPrice),
         // Lit and dark prints alike stay inside the NBBO.
-        expect(p.price).toBeGreaterThanOrEqual(p.bidPrice);
-        expect(p.price).toBeLessThanOrEqual(p.askPrice);
+        ...breaking(prints, 'inside [bid, ask]', (p) => p.price >= p.bidPrice && p.price <= p.askPrice),
         // At most sub-penny precision (4 decimals); quotes in whole cents.
-        expect(Math.abs(p.price * 1e4 - Math.round(p.price * 1e4))).toBeLessThan(1e-6);
-        expect(Math.abs(p.bidPrice * 100 - Math.round(p.bidPrice * 100))).toBeLessThan(1e-6);
-        expect(Number.isInteger(p.size) && p.size > 0).toBe(true);
-        expect(p.bidSize % 100 === 0 && p.bidSize >= 100 && p.askSize % 100 === 0 && p.askSize >= 100).toBe(true);
-        if (p.size < 100) oddLots++;
-        if (p.size >= 10_000) blocks++;
-      }
-      expect(oddLots / prints.length).toBeGreaterThan(0.1);
-      expect(blocks).toBeGreaterThan(10);
+        ...breaking(prints, 'price grid', (p) => onGrid(p.price, 1e4) && onGrid(p.bidPrice, 100) && onGrid(p.askPrice, 100)),
+        ...breaking(prints, 'size', (p) => Number.isInteger(p.size) && p.size > 0),
+        ...breaking(prints, 'round-lot quote sizes', (p) => p.bidSize % 100 === 0 && p.bidSize >= 100 && p.askSize % 100 === 0 && p.askSize >= 100),
+      ]).toEqual([]);
+      expect(prints.filter((p) => p.size < 100).length / prints.length).toBeGreaterThan(0.1);
+      expect(prints.filter((p) => p.size >= 10_000).length).toBeGreaterThan(10);
+      // Sub-penny prices are off-exchange; lit prints are at whole cents or a half-cent midpoint.
+      expect(breaking(prints, 'lit grid', (p) => p.printType === 'DARK_POOL' || onGrid(p.price, 200))).toEqual([]);
     }
   });
 
-  it('tracks the price path: every print sits within a few spreads of path.priceAt(time)', () => {
+  it('tracks the price path: every print sits within one spread of path.priceAt(time)', () => {
     const date = '2025-03-12';
     for (const inst of dev.filter((i) => !i.isIndex)) {
-      const p = model.sessionPath(inst, date);
-      for (const x of printsOf(ctxOf(date), inst)) {
-        expect(Math.abs(x.price - p.priceAt(x.time))).toBeLessThanOrEqual(x.askPrice - x.bidPrice + 1e-9);
-      }
+      const path = pathOf(inst, date);
+      expect(breaking(printsOf(ctxOf(date), inst), 'near the path', (x) => Math.abs(x.price - path.priceAt(x.time)) <= x.askPrice - x.bidPrice + 1e-9)).toEqual([]);
     }
   });
 
@@ -169,16 +175,10 @@ describe('equity print generator', () => {
       const delayed = prints.filter((p) => p.isDelayedPrint);
       expect(delayed.length / prints.length).toBeGreaterThanOrEqual(DELAYED_SHARE_OF_PRINTS[0]);
       expect(delayed.length / prints.length).toBeLessThanOrEqual(DELAYED_SHARE_OF_PRINTS[1]);
-      for (const p of prints) {
-        if (p.isDelayedPrint) {
-          expect(p.reportTime - p.time).toBeGreaterThanOrEqual(REPORT_DELAY_MS[0]);
-          expect(p.reportTime - p.time).toBeLessThanOrEqual(REPORT_DELAY_MS[1]);
-          expect(p.conditions).toContain(CONDITION.LATE);
-        } else {
-          expect(p.reportTime).toBe(p.time);
-          expect(p.conditions).not.toContain(CONDITION.LATE);
-        }
-      }
+      expect([
+        ...breaking(delayed, 'delay 10-90 s, condition Z', (p) => p.reportTime - p.time >= REPORT_DELAY_MS[0] && p.reportTime - p.time <= REPORT_DELAY_MS[1] && p.conditions.includes(CONDITION.LATE)),
+        ...breaking(prints, 'on-time prints report at the trade', (p) => p.isDelayedPrint || (p.reportTime === p.time && !p.conditions.includes(CONDITION.LATE))),
+      ]).toEqual([]);
     }
   });
 
@@ -205,7 +205,7 @@ describe('equity print generator', () => {
       expect(open?.price).toBe(series.open[dayIndex(date)]);
       expect(close?.price).toBe(series.close[dayIndex(date)]);
       expect(open?.printType).toBe('LIT');
-      expect(close?.time).toBe(model.sessionPath(inst, date).closeMs);
+      expect(close?.time).toBe(pathOf(inst, date).closeMs);
     }
   });
 
@@ -218,9 +218,9 @@ describe('equity print generator', () => {
         const halts = instrumentSituation(ctxOf(date), inst).halts;
         if (!halts.length) continue;
         const prints = printsOf(ctxOf(date), inst);
-        for (const h of halts) for (const p of prints) expect(p.time >= h.start && p.time < h.end).toBe(false);
+        expect(breaking(prints, 'traded while halted', (p) => !halts.some((h) => p.time >= h.start && p.time < h.end))).toEqual([]);
         // Trading resumes after a pause that ends before the close.
-        const resumed = halts.filter((h) => h.end < model.sessionPath(inst, date).closeMs - MINUTE);
+        const resumed = halts.filter((h) => h.end < pathOf(inst, date).closeMs - MINUTE);
         for (const h of resumed) expect(prints.some((p) => p.time >= h.end)).toBe(true);
         checked++;
       }
@@ -242,18 +242,20 @@ describe('equity print generator', () => {
     expect(inRange(375, 390)).toBeGreaterThan(2 * inRange(180, 195));
   });
 
-  it('generates full-profile minutes fast (measured 500k+ prints/s; the floor leaves room for a busy machine)', () => {
+  it('generates full-profile minutes fast (measured 300k+ prints/s under jest, 500k+ in node; the floor leaves room for a busy machine)', () => {
     const date = '2025-03-12';
     const ctx = ctxOf(date, 42, PROFILES.full);
+    // Forty symbols of the full profile: the per-print cost is what is measured, not path building.
     const gens = PROFILES.full
       .selectSymbols(universe)
       .filter((i) => !i.isIndex)
-      .map((i) => new EquityPrintGenerator(ctx, i, model.sessionPath(i, date)));
+      .slice(0, 40)
+      .map((i) => generator(ctx, i));
     const started = performance.now();
     let n = 0;
     for (let m = 100; m < 160; m++) for (const g of gens) n += g.reportedInMinute(m).length;
     const perSecond = n / ((performance.now() - started) / 1000);
-    expect(n).toBeGreaterThan(50_000);
+    expect(n).toBeGreaterThan(20_000);
     expect(perSecond).toBeGreaterThan(100_000);
   });
 });
