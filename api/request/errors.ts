@@ -23,12 +23,20 @@ export function toProblem(err: unknown, redis: Redis): Problem {
     case 'entity.too.large':
       return new Problem('PayloadTooLarge', `The request body exceeds the ${BODY_LIMIT.replace('kb', ' KiB')} limit`);
     case 'encoding.unsupported':
-      return new Problem('UnsupportedMediaType', `Content-Encoding is not supported (${e.message}); send an uncompressed JSON body`);
+      return new Problem('UnsupportedMediaType', `Content-Encoding is not supported (${e.message}); send the body uncompressed, or gzip, deflate or br`);
     case 'charset.unsupported':
       return new Problem('UnsupportedMediaType', `charset ${String(e.charset ?? '').slice(0, 40)} is not supported; send UTF-8 JSON`);
     case 'request.aborted':
     case 'request.size.invalid':
       return invalid('body', e.message ?? 'the request body was not received completely');
+  }
+  // Any other client error from the body reader (http-errors with expose), e.g. a body labelled
+  // gzip that does not inflate: the caller's mistake, named as such.
+  const status = e?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (err as { expose?: boolean }).expose) {
+    if (status === 413) return new Problem('PayloadTooLarge', `The request body exceeds the ${BODY_LIMIT.replace('kb', ' KiB')} limit`);
+    if (status === 415) return new Problem('UnsupportedMediaType', String(e.message ?? 'unsupported body').slice(0, 200));
+    return invalid('body', `could not be read as sent (${String(e.message ?? 'bad request').slice(0, 200)}); check Content-Encoding and Content-Length`);
   }
   if (isRedisDown(err, redis)) return unavailable('The data store is briefly unreachable; retry shortly');
   return internal();
