@@ -138,6 +138,18 @@ describe('request bodies', () => {
     await expectProblem(await post('[1, 2]'), 'ValidationFailure', /^body: must be object/);
   });
 
+  it.each([
+    ['a filterExpression value', (deep: string) => `{"filterExpression": {"field": "ID", "operation": "=", "value": ${deep}}}`, 'filterExpression.value'],
+    ['a filter value', (deep: string) => `{"filter": {"tickers": [${deep}]}}`, 'filter.tickers[0]'],
+    ['a size', (deep: string) => `{"size": ${deep}}`, 'size'],
+  ])('a value nested 10,000 levels deep in %s is a 400 naming it, not a 500 (found by the fuzz test)', async (_what, body, field) => {
+    const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const res = await post(body(deep));
+    await expectProblem(res, 'ValidationFailure');
+    expect(res.json.errors[0].field).toBe(field);
+    expect(res.json.detail.length).toBeLessThan(300);
+  });
+
   it('a body over the documented 64 KiB limit is a 413', async () => {
     const big = JSON.stringify({ filter: { tickers: Array.from({ length: 9_000 }, (_, i) => `T${i}`) } });
     expect(big.length).toBeGreaterThan(64 * 1024);
