@@ -1,88 +1,98 @@
-import crypto from 'crypto';
 import express, { NextFunction, Request, Response } from 'express';
 import type Redis from 'ioredis';
+import { Registry } from 'prom-client';
 import type { ApiKeyStore } from '../services/auth/api-keys';
 import type { Logger } from '../services/log';
+import { version } from '../package.json';
+import { OPENAPI_PATH, buildOpenApi } from './docs/openapi';
+import { mountReference } from './docs/reference';
 import { ENDPOINTS } from './endpoints';
-import { requireApiKey } from './request/auth';
-import { EndpointContext, mountEndpoint } from './request/endpoint';
-import { Problem, internal, invalid, notFound, unavailable } from './request/problem';
+import { HttpMetrics } from './ops/http-metrics';
+import { ReadinessCheck } from './ops/readiness';
+import { OPS_PATHS, mountOps } from './ops/routes';
+import { identifyCaller, requireCaller } from './request/auth';
+import { EndpointContext, EndpointDef, V1, mountEndpoint } from './request/endpoint';
+import { BODY_LIMIT, problemHandler } from './request/errors';
+import { allowOnly } from './request/methods';
+import { Problem, notFound } from './request/problem';
+import { DEFAULT_QUOTA, QuotaSettings, createQuota } from './request/quota';
+import { requestLogger } from './request/request-log';
+import { routeLabeler } from './request/route-label';
+import type { ApiSettings } from './settings';
 import { ViewPointers } from './views/pointer';
+
+export { BODY_LIMIT } from './request/errors';
+
 
 export interface AppDeps {
   redis: Redis;
   keyPrefix: string;
   keyStore: ApiKeyStore;
   log: Logger;
+  /** The quota; the spec's 240 requests per minute per user when absent. */
+  quota?: QuotaSettings;
+  trustProxy?: ApiSettings['trustProxy'];
+  /** Where the request metrics go; each app gets a registry of its own when absent. */
+  metricsRegistry?: Registry;
+  /** The endpoints to mount under /v1; every endpoint of the service when absent. */
+  endpoints?: readonly EndpointDef[];
 }
 
-/** Largest request body accepted; larger bodies get a 413 problem. */
-export const BODY_LIMIT = '64kb';
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-function isRedisDown(err: unknown, redis: Redis): boolean {
-  if (redis.status !== 'ready') return true;
-  const msg = (err as Error)?.message ?? '';
-  return /Connection is closed|ECONNREFUSED|Stream isn't writeable|MaxRetriesPerRequest/i.test(msg);
+/** 415 for a body that is not JSON (no body at all is fine: it is the empty request). */
+function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (hasBody && !req.is(['application/json', 'application/*+json'])) {
+    const given = (req.get('content-type') ?? '(none)').slice(0, 100);
+    throw new Problem('UnsupportedMediaType', `Content-Type ${given} is not accepted; send the body as application/json`);
+  }
+  next();
 }
 
+/**
+ * The Express app. Order matters:
+ *  request id + log line + metrics → operations endpoints (no key, no quota) → reference (per-address
+ *  quota) → /v1: identify the caller → quota (per user, or per address without a valid key) →
+ *  the public OpenAPI document → require a key → JSON body → endpoints → 404 → problem responses.
+ */
 export function createApp(deps: AppDeps): express.Express {
   const { redis, keyPrefix, keyStore, log } = deps;
+  const endpoints = deps.endpoints ?? ENDPOINTS;
+  const quotaSettings = deps.quota ?? DEFAULT_QUOTA;
   const views = new ViewPointers(redis, keyPrefix);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy ?? false);
 
-  // Request id: accepted from X-Request-Id when sane, else generated; always echoed back.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.get('x-request-id');
-    req.requestId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    res.setHeader('X-Request-Id', req.requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ requestId: req.requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-    });
-    next();
-  });
+  const label = routeLabeler([...OPS_PATHS, OPENAPI_PATH, '/docs', '/docs/init.js', '/docs/problems', ...endpoints.map((e) => `${V1}${e.path}`)]);
+  const metrics = new HttpMetrics(deps.metricsRegistry ?? new Registry(), label);
+  const quota = createQuota({ redis, keyPrefix, settings: quotaSettings, log });
+  const openapi = JSON.stringify(buildOpenApi({ endpoints, quota: quotaSettings, version }));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
+  app.use(requestLogger(log, label));
+  app.use(metrics.middleware());
+  mountOps(app, new ReadinessCheck(redis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics);
+  mountReference(app, quota);
 
   const v1 = express.Router();
-  v1.use(requireApiKey(keyStore));
-  v1.use((req: Request, _res: Response, next: NextFunction) => {
-    const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-    if (hasBody && !req.is(['application/json', 'application/*+json'])) {
-      throw new Problem(415, 'UnsupportedMediaType', 'validation', 'Unsupported media type', 'Send the request body as JSON with Content-Type: application/json');
-    }
-    next();
+  v1.use(identifyCaller(keyStore));
+  v1.use(quota);
+  v1.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(openapi);
   });
+  allowOnly(v1, '/openapi.json', ['GET', 'HEAD'], OPENAPI_PATH);
+  v1.use(requireCaller);
+  v1.use(requireJsonBody);
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
-  const makeContext = (req: Request): EndpointContext => ({ redis, keyPrefix, views, log, requestId: req.requestId ?? '' });
-  for (const def of ENDPOINTS) mountEndpoint(v1, def, makeContext);
-  app.use('/v1', v1);
+  const makeContext = (req: Request): EndpointContext => ({ redis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
+  for (const def of endpoints) mountEndpoint(v1, def, makeContext);
+  app.use(V1, v1);
 
+  // Unknown paths outside /v1 count against the client address (those in /v1 were counted above).
+  app.use(quota);
   app.use((req: Request) => {
-    throw notFound(`No endpoint at ${req.method} ${req.path}`);
+    throw notFound(`No endpoint at ${req.method} ${req.path.slice(0, 200)}`);
   });
-
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    let problem: Problem;
-    const e = err as { type?: string; status?: number; message?: string };
-    if (err instanceof Problem) problem = err;
-    else if (e?.type === 'entity.parse.failed') problem = invalid('body', `malformed JSON (${e.message})`);
-    else if (e?.type === 'entity.too.large') problem = new Problem(413, 'PayloadTooLarge', 'validation', 'Payload too large', `The request body exceeds the ${BODY_LIMIT} limit`);
-    else if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') problem = new Problem(415, 'UnsupportedMediaType', 'validation', 'Unsupported media type', e.message ?? 'Unsupported body encoding');
-    else if (isRedisDown(err, redis)) problem = unavailable('The data store is briefly unreachable; retry shortly');
-    else {
-      log.error({ requestId: req.requestId, err }, 'unhandled error');
-      problem = internal();
-    }
-    for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
-    res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem.body(req.requestId)));
-  });
+  app.use(problemHandler({ redis, log, onProblem: (p) => metrics.problem(p) }));
   return app;
 }

@@ -1,6 +1,8 @@
 import { loadConfig } from '../services/config';
 import { createKafka, createRegistry } from '../services/kafka/clients';
 import { createLogger } from '../services/log';
+import { processRegistry } from '../services/metrics/registry';
+import { serveMetrics } from '../services/metrics/serve';
 import { createRedis } from '../services/redis/client';
 import { PROJECTIONS, projectionByView } from './registry';
 import { ViewProjector } from './runtime/view-projector';
@@ -8,6 +10,9 @@ import { ViewProjector } from './runtime/view-projector';
 /**
  * `npm run projector`               run every view family (or those named: `-- news`)
  * `npm run projector -- rebuild V`  replay view V into a new version, flip, then keep projecting
+ *
+ * With METRICS_PORT set, Prometheus metrics (applied offsets and lag per view, version, topic and
+ * partition, plus process metrics) are served at GET /metrics on that port.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -19,6 +24,11 @@ async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-projector', log);
   const registry = createRegistry(config);
   const redis = createRedis(config.redisUrl, log);
+  const metricsPort = process.env.METRICS_PORT ? Number(process.env.METRICS_PORT) : null;
+  if (metricsPort !== null) {
+    if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) fail(`METRICS_PORT must be a TCP port, got ${process.env.METRICS_PORT}`);
+    await serveMetrics(metricsPort, processRegistry(), log);
+  }
   const projectors = projections.map(
     (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log }),
   );

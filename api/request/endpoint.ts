@@ -2,7 +2,8 @@ import type { Request, Response, Router, NextFunction } from 'express';
 import type Redis from 'ioredis';
 import type { Logger } from '../../services/log';
 import type { ViewPointers } from '../views/pointer';
-import { Problem } from './problem';
+import { allowOnly } from './methods';
+import type { ProblemCode } from './problem-types';
 import { JsonSchema, compileSchema } from './validate';
 
 /** What an endpoint module gets to answer a request: the views, and who is asking. */
@@ -14,19 +15,37 @@ export interface EndpointContext {
   requestId: string;
 }
 
+/** A documented request, and (optionally) the response it gives; both go into the OpenAPI document. */
+export interface EndpointExample {
+  summary: string;
+  request: Record<string, unknown>;
+  response?: unknown;
+}
+
 /**
- * An endpoint module declares its path, its request schema (also used for OpenAPI) and a handler
- * that reads its view. Body validation, problem responses and the method check are done here,
- * once, for every endpoint.
+ * An endpoint module declares its path, its request and response schemas (the request schema is
+ * what ajv validates with; both generate the OpenAPI document), examples, the views it reads and
+ * a handler that reads them. Body validation, problem responses and the method check are done
+ * here, once, for every endpoint.
  */
 export interface EndpointDef {
+  /** Path under /v1. */
   path: string;
   summary: string;
+  /** Longer Markdown text for the reference; the summary is used when absent. */
+  description?: string;
   kind: 'table' | 'aggregation';
+  /** Redis views (services/views) the handler reads; /readyz checks that each has been built. */
+  views: readonly string[];
   requestSchema: JsonSchema;
-  responseSchema?: JsonSchema;
+  responseSchema: JsonSchema;
+  examples: Record<string, EndpointExample>;
+  /** Problems this endpoint returns beyond the ones every endpoint can (e.g. 422 data-unavailable). */
+  problems?: readonly ProblemCode[];
   handle(body: Record<string, unknown>, ctx: EndpointContext): Promise<unknown>;
 }
+
+export const V1 = '/v1';
 
 export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext): void {
   const validate = compileSchema(def.requestSchema);
@@ -41,8 +60,5 @@ export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (re
       next(err);
     }
   });
-  router.all(def.path, (_req, res) => {
-    res.setHeader('Allow', 'POST');
-    throw new Problem(405, 'MethodNotAllowed', 'validation', 'Method not allowed', `${def.path} accepts POST only`);
-  });
+  allowOnly(router, def.path, ['POST'], `${V1}${def.path}`);
 }

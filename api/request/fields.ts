@@ -118,8 +118,23 @@ export function parseFieldValue<Row>(f: FieldDef<Row>, raw: unknown, path: strin
   }
 }
 
+/**
+ * A short JSON-like rendering of a caller's value for a problem detail. Bounded in depth and
+ * breadth: JSON.stringify recurses, and a body nested 10,000 levels deep (well inside the body
+ * limit) would overflow the stack and turn a 400 into a 500.
+ */
 export function show(v: unknown): string {
-  const s = JSON.stringify(v);
-  if (s === undefined) return String(v);
+  const s = preview(v, 3);
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}
+
+function preview(v: unknown, depth: number): string {
+  if (v === null || typeof v !== 'object') {
+    const s = typeof v === 'string' && v.length > 80 ? JSON.stringify(`${v.slice(0, 80)}`) : JSON.stringify(v);
+    return s === undefined ? String(v) : s;
+  }
+  if (depth === 0) return Array.isArray(v) ? '[...]' : '{...}';
+  if (Array.isArray(v)) return `[${v.slice(0, 5).map((x) => preview(x, depth - 1)).join(',')}${v.length > 5 ? ',...' : ''}]`;
+  const entries = Object.entries(v);
+  return `{${entries.slice(0, 5).map(([k, x]) => `${JSON.stringify(k)}:${preview(x, depth - 1)}`).join(',')}${entries.length > 5 ? ',...' : ''}}`;
 }

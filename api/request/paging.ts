@@ -1,3 +1,4 @@
+import { show } from './fields';
 import { invalid } from './problem';
 
 /**
@@ -34,7 +35,7 @@ export function decodeCursor<S, I>(
 export function parseSize(raw: unknown, max: number, dflt = 50): number {
   if (raw === undefined || raw === null) return dflt;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > max) {
-    throw invalid('size', `must be an integer from 1 to ${max}, got ${JSON.stringify(raw)}`);
+    throw invalid('size', `must be an integer from 1 to ${max}, got ${show(raw)}`);
   }
   return raw;
 }

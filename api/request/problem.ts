@@ -1,9 +1,17 @@
 /**
- * RFC 9457 problem responses. Every error the API returns is one of these, with a category
- * label (the spec's "category") and a detail naming the field or value at fault.
+ * RFC 9457 problem responses. Every error the API returns is one of these: a type from the
+ * catalog (problem-types.ts), a category label (the spec's "category") and a detail naming the
+ * field or value at fault. The error handler (errors.ts) turns any thrown error into one.
  */
+import { PROBLEM_TYPES, ProblemCategory, ProblemCode, problemTypeUri } from './problem-types';
 
-export type ProblemCategory = 'validation' | 'data-unavailable' | 'auth' | 'quota' | 'not-found' | 'internal' | 'unavailable';
+export type { ProblemCategory, ProblemCode } from './problem-types';
+export { PROBLEM_DOCS_BASE } from './problem-types';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
 
 export interface ProblemBody {
   type: string;
@@ -11,33 +19,49 @@ export interface ProblemBody {
   status: number;
   detail: string;
   category: ProblemCategory;
-  /** The spec's error name, e.g. ValidationFailure. */
-  code: string;
+  /** The catalog name of the type, e.g. ValidationFailure (the spec's error name where it has one). */
+  code: ProblemCode;
+  /** The request id, also in the X-Request-Id response header. */
   instance?: string;
   /** For validation problems: every fault found, each naming its field path. */
-  errors?: { field: string; message: string }[];
+  errors?: FieldError[];
+  [extension: string]: unknown;
 }
 
-/** Problem type URIs are relative references into the service's documentation. */
-export const PROBLEM_DOCS_BASE = '/docs/problems/';
+export interface ProblemOptions {
+  errors?: FieldError[];
+  /** Response headers the problem needs (WWW-Authenticate, Retry-After, Allow). */
+  headers?: Record<string, string>;
+  /** Extension members added to the body (RFC 9457 §3.2), e.g. the readiness checks. */
+  extensions?: Record<string, unknown>;
+}
 
 export class Problem extends Error {
+  readonly status: number;
+  readonly category: ProblemCategory;
+  readonly title: string;
+  readonly errors?: FieldError[];
+  readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly category: ProblemCategory,
-    readonly title: string,
+    readonly code: ProblemCode,
     detail: string,
-    readonly errors?: { field: string; message: string }[],
-    readonly headers: Record<string, string> = {},
+    opts: ProblemOptions = {},
   ) {
     super(detail);
+    const t = PROBLEM_TYPES[code];
+    this.status = t.status;
+    this.category = t.category;
+    this.title = t.title;
+    this.errors = opts.errors;
+    this.headers = opts.headers ?? {};
+    this.extensions = opts.extensions ?? {};
   }
 
   body(instance?: string): ProblemBody {
-    const slug = this.code.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
     return {
-      type: `${PROBLEM_DOCS_BASE}${slug}`,
+      type: problemTypeUri(this.code),
       title: this.title,
       status: this.status,
       detail: this.message,
@@ -45,27 +69,32 @@ export class Problem extends Error {
       code: this.code,
       ...(instance ? { instance } : {}),
       ...(this.errors?.length ? { errors: this.errors } : {}),
+      ...this.extensions,
     };
   }
 }
 
 /** 400 ValidationFailure naming the field at fault. */
 export function invalid(field: string, message: string): Problem {
-  return new Problem(400, 'ValidationFailure', 'validation', 'Validation failure', `${field}: ${message}`, [{ field, message }]);
+  return new Problem('ValidationFailure', `${field}: ${message}`, { errors: [{ field, message }] });
 }
 
 export function unauthorized(detail: string): Problem {
-  return new Problem(401, 'Unauthorized', 'auth', 'Unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer realm="mdq"' });
+  return new Problem('Unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="mdq"' } });
 }
 
 export function notFound(detail: string): Problem {
-  return new Problem(404, 'NotFound', 'not-found', 'Not found', detail);
+  return new Problem('NotFound', detail);
+}
+
+export function methodNotAllowed(path: string, allow: readonly string[]): Problem {
+  return new Problem('MethodNotAllowed', `${path} accepts ${allow.join(', ')} only`, { headers: { Allow: allow.join(', ') } });
 }
 
 export function unavailable(detail: string, retryAfterS = 2): Problem {
-  return new Problem(503, 'ServiceUnavailable', 'unavailable', 'Service unavailable', detail, undefined, { 'Retry-After': String(retryAfterS) });
+  return new Problem('ServiceUnavailable', detail, { headers: { 'Retry-After': String(retryAfterS) } });
 }
 
 export function internal(): Problem {
-  return new Problem(500, 'InternalError', 'internal', 'Internal error', 'The request failed unexpectedly; it has been logged. Retry later.');
+  return new Problem('InternalError', 'The request failed unexpectedly; it has been logged under this request id. Retry later.');
 }

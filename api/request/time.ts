@@ -1,3 +1,4 @@
+import { show } from './fields';
 import { invalid } from './problem';
 
 // RFC 3339 date-time: the ISO 8601 profile with a mandatory zone (Z or an offset).
@@ -46,7 +47,7 @@ export function parseTimeRange(raw: unknown, path = 'timeRange'): TimeWindow {
     const v = o[k];
     if (v === undefined || v === null) throw invalid(`${path}.${k}`, 'is required');
     const ms = typeof v === 'string' ? parseDateTime(v) : null;
-    if (ms === null) throw invalid(`${path}.${k}`, `must be an ISO 8601 date-time with a zone, e.g. 2024-05-01T13:30:00Z; got ${JSON.stringify(v)}`);
+    if (ms === null) throw invalid(`${path}.${k}`, `must be an ISO 8601 date-time with a zone, e.g. 2024-05-01T13:30:00Z; got ${show(v)}`);
     return ms;
   };
   const startMs = bound('startTime');

@@ -1,4 +1,4 @@
-import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
+import Ajv2020, { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { Problem } from './problem';
 
@@ -7,11 +7,14 @@ import { Problem } from './problem';
  * schemas generate the OpenAPI document. Schemas check shape (types, ranges, which top-level
  * fields an endpoint accepts); meaning (names, enumerations, expressions, cursors) is checked by
  * the other parsers of the request layer, which share the FieldSet of the endpoint.
+ *
+ * The dialect is JSON Schema 2020-12, the one OpenAPI 3.1 uses, so the schemas go into the
+ * OpenAPI document unchanged and mean there exactly what they mean here.
  */
 
 export type JsonSchema = Record<string, unknown>;
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true });
 addFormats(ajv, ['date-time', 'date']);
 
 function fieldPath(e: ErrorObject): string {
@@ -48,7 +51,7 @@ export function compileSchema(schema: JsonSchema): (body: unknown) => void {
     if (validate(body)) return;
     const errors = (validate.errors ?? []).map((e) => ({ field: fieldPath(e), message: describe(e) }));
     const first = errors[0] ?? { field: 'body', message: 'is invalid' };
-    throw new Problem(400, 'ValidationFailure', 'validation', 'Validation failure', `${first.field}: ${first.message}`, errors);
+    throw new Problem('ValidationFailure', `${first.field}: ${first.message}`, { errors });
   };
 }
 

@@ -4,6 +4,7 @@ import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { topicName } from '../../schemas/catalog';
 import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
+import { ProjectorMetrics } from '../../services/metrics/projector';
 import { applyAtomically, readAppliedOffset } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
@@ -18,6 +19,8 @@ export interface RunnerOptions {
   log: Logger;
   /** Messages per atomic apply; bounds the size of one Lua call. */
   chunkSize?: number;
+  /** Where applied offsets and lag are reported; the process registry's by default. */
+  metrics?: ProjectorMetrics;
 }
 
 /** One consumer group per (view store, view, version): a rebuild or a second store never shares offsets. */
@@ -38,10 +41,12 @@ export class ProjectionRunner {
   private readonly applied = new Map<string, number>();
   private readonly sought = new Map<string, number>();
   private readonly chunkSize: number;
+  private readonly metrics: ProjectorMetrics;
   readonly topics: string[];
 
   constructor(private readonly o: RunnerOptions) {
     this.chunkSize = o.chunkSize ?? 500;
+    this.metrics = o.metrics ?? ProjectorMetrics.for();
     this.topics = o.projection.topics.map((t) => topicName(t, o.topicPrefix));
   }
 
@@ -82,6 +87,8 @@ export class ProjectionRunner {
     const c = this.consumer;
     this.consumer = null;
     if (c) await c.disconnect();
+    // A stopped version (superseded by a rebuild) no longer has a lag worth reporting.
+    this.metrics.forget(this.o.projection.view, this.o.version);
   }
 
   private async appliedOffset(topic: string, partition: number): Promise<number> {
@@ -99,6 +106,10 @@ export class ProjectionRunner {
     const id = `${topic}/${partition}`;
     if (!batch.messages.length) return;
     let applied = await this.appliedOffset(topic, partition);
+    // Lag is measured against the batch's high watermark: no extra Kafka calls.
+    const labels = { view: this.o.projection.view, version: this.o.version, topic, partition };
+    const highWatermark = Number(batch.highWatermark);
+    this.metrics.observe(labels, applied, highWatermark);
     const first = Number(batch.messages[0].offset);
     if (first > applied + 1 && this.sought.get(id) !== applied + 1) {
       // The group's position is past what the view holds: replay from the view's own offset.
@@ -141,6 +152,7 @@ export class ProjectionRunner {
       }
       applied = last;
       this.applied.set(id, applied);
+      this.metrics.observe(labels, applied, highWatermark);
       resolveOffset(String(last));
       await heartbeat();
     }

@@ -110,6 +110,14 @@ export class ApiKeyStore {
     return pub;
   }
 
+  /** A key's record by id (never the key itself), or null when no such key exists. */
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const rec = await this.read(id);
+    if (!rec) return null;
+    const { hash: _h, ...pub } = rec;
+    return pub;
+  }
+
   async revoke(id: string): Promise<boolean> {
     const rec = await this.read(id);
     if (!rec) return false;

@@ -55,7 +55,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(logDir, { recursive: true });
   const children = new Map<string, ChildProcess>();
   let stopping = false;
-  runChild('projector', 'projections/main.ts', [], env, logDir, children, () => stopping);
+  // The projector has no API of its own: its lag and applied offsets are on METRICS_PORT (PORT + 1).
+  const projectorMetricsPort = env.METRICS_PORT ?? String(config.port + 1);
+  runChild('projector', 'projections/main.ts', [], { ...env, METRICS_PORT: projectorMetricsPort }, logDir, children, () => stopping);
   runChild('ingest-worker', 'ingest/worker.ts', [], env, logDir, children, () => stopping);
   runChild('news-feed', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
   // The simulated market: the live session first (its own queue), then history newest first —
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
   runOnce('enqueue-history', 'ingest/cli.ts', history, env, logDir);
   runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
   say(`API on http://localhost:${config.port}  (logs in ${path.relative(process.cwd(), logDir)}/)`);
+  say(`reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector)`);
   say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
   say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
   say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and Redis.');

@@ -1,10 +1,14 @@
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
+import { ApiKeyStore } from '../../services/auth/api-keys';
+import { createRedis, redisReady } from '../../services/redis/client';
 import { redisComponent } from '../../services/stack/components';
 import { freePort, waitUntil } from '../../services/stack/process';
-import { testConfig } from '../support/env';
-import { startApi } from '../support/http';
+import { pointerKey } from '../../services/views/keys';
+import { testConfig, waitFor } from '../support/env';
+import { TEST_KEY_SECRET, startApi } from '../support/http';
+import { spawnApi } from '../support/raw-http';
 
 /**
  * Redis briefly gone: the API answers 503 problems with Retry-After instead of crashing or
@@ -42,6 +46,71 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
     expect(status).toBe(200);
   } finally {
     await api.close();
+    await redis.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * The same for a real `api/main.ts` process, which even starts while Redis is down: it stays up
+ * (liveness 200, readiness 503), answers 503 problems, and serves by itself once Redis is there;
+ * then survives a second outage. The quota's Redis store recovers with it.
+ */
+it('an API process started while Redis is down stays up, answers 503, and recovers by itself, twice', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-redis-outage-'));
+  const port = await freePort();
+  const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port });
+  redis.prepare(() => {});
+  const up = async () => {
+    await redis.start();
+    await waitUntil('redis', () => redis.ready(), { timeoutMs: 15_000 });
+  };
+  const config = { ...testConfig('outage-proc'), redisUrl: redis.url };
+  // A key and a built view, persisted by Redis' append-only file across its restarts.
+  await up();
+  const client = createRedis(redis.url);
+  await redisReady(client);
+  const { key } = await new ApiKeyStore(client, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'outage-user', label: 'l' });
+  await client.set(pointerKey(config.keyPrefix, 'news'), '1');
+  client.disconnect();
+  await redis.stop();
+
+  const api = await spawnApi(config);
+  const data = () =>
+    fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size":1}' });
+  const expectDown = async () => {
+    const res = await data();
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('2');
+    expect(await res.json()).toMatchObject({ type: '/docs/problems/service-unavailable', status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
+    const ready = await waitFor('readyz to see Redis gone', async () => {
+      const r = await fetch(`${api.url}/readyz`);
+      const body = (await r.json()) as { checks?: { redis?: string } };
+      return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
+    }, 10_000, 200);
+    expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
+    expect((await fetch(`${api.url}/healthz`)).status).toBe(200); // alive: no restart wanted
+    expect(api.alive()).toBe(true);
+  };
+  const expectRecovered = async () => {
+    const res = await waitFor('the API to serve again', async () => {
+      const r = await data();
+      return r.status === 200 ? r : null;
+    }, 20_000, 200);
+    expect(res.headers.get('ratelimit')).toMatch(/^"per-user"; r=\d+; t=\d+$/);
+    await waitFor('readyz 200', async () => (await fetch(`${api.url}/readyz`)).status === 200, 10_000, 200);
+  };
+  try {
+    await expectDown();
+    await up();
+    await expectRecovered();
+    await redis.stop();
+    await expectDown();
+    await up();
+    await expectRecovered();
+    expect(api.alive()).toBe(true);
+  } finally {
+    await api.stop();
     await redis.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }

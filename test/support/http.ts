@@ -1,6 +1,7 @@
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
-import { createApp } from '../../api/app';
+import { AppDeps, createApp } from '../../api/app';
+import type { QuotaSettings } from '../../api/request/quota';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import type { Config } from '../../services/config';
 import { createLogger } from '../../services/log';
@@ -14,13 +15,35 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
+export const TEST_KEY_SECRET = 'test-secret-0123456789abcdef';
+
+/**
+ * A quota no ordinary test reaches: tests that walk cursors make hundreds of requests with one
+ * key. The quota's own tests pass `quota` (or run api/main.ts, which has the real default).
+ */
+export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000 };
+
+export interface StartApiOptions extends Partial<Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy'>> {
+  /** The owner of the key created for the test (default w1/u1). */
+  owner?: { workspace: string; user: string };
+}
+
 /** The real Express app on an ephemeral port, reading the test namespace's views. */
-export async function startApi(config: Config): Promise<TestApi> {
+export async function startApi(config: Config, opts: StartApiOptions = {}): Promise<TestApi> {
   const redis = createRedis(config.redisUrl, undefined, { failFast: true });
   await redisReady(redis);
-  const store = new ApiKeyStore(redis, config.keyPrefix, 'test-secret-0123456789abcdef');
-  const { key } = await store.create({ workspace: 'w1', user: 'u1', label: 'test' });
-  const app = createApp({ redis, keyPrefix: config.keyPrefix, keyStore: store, log: createLogger('api-test', 'silent') });
+  const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+  const { key } = await store.create({ ...(opts.owner ?? { workspace: 'w1', user: 'u1' }), label: 'test' });
+  const app = createApp({
+    redis,
+    keyPrefix: config.keyPrefix,
+    keyStore: store,
+    log: opts.log ?? createLogger('api-test', 'silent'),
+    quota: opts.quota ?? UNLIMITED,
+    endpoints: opts.endpoints,
+    metricsRegistry: opts.metricsRegistry,
+    trustProxy: opts.trustProxy,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -1,0 +1,211 @@
+import crypto from 'crypto';
+import fs from 'fs';
+import os from 'os';
+import path from 'path';
+import type Redis from 'ioredis';
+import { ApiKeyStore } from '../../services/auth/api-keys';
+import { ensureDevKey } from '../../services/auth/dev-key';
+import { createRedis, redisReady } from '../../services/redis/client';
+import { testConfig } from '../support/env';
+import { TEST_KEY_SECRET, TestApi, startApi } from '../support/http';
+import { spawnTs } from '../support/pipeline';
+
+/**
+ * API keys end to end: the `npm run keys` CLI against the test Redis, the keys it makes used over
+ * HTTP, what Redis holds (only an HMAC of each key), and every way a credential is refused.
+ */
+
+const PATH = '/v1/news/tool/news-articles';
+const config = testConfig('keys');
+let redis: Redis;
+let api: TestApi;
+
+beforeAll(async () => {
+  redis = createRedis(config.redisUrl);
+  await redisReady(redis);
+  api = await startApi(config);
+});
+
+afterAll(async () => {
+  await api.close();
+  redis.disconnect();
+});
+
+/** `npm run keys -- <args>` as its own process, with this file's Redis namespace and the test secret. */
+function keysCli(...args: string[]): Promise<{ code: number; out: string }> {
+  const child = spawnTs('services/cli/keys.ts', args, { REDIS_URL: config.redisUrl, MDQ_KEY_PREFIX: config.keyPrefix, API_KEY_SECRET: TEST_KEY_SECRET });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code: code ?? -1, out: child.output() })));
+}
+
+const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** Every value stored under this file's key prefix, as one string. */
+async function everythingInRedis(): Promise<string> {
+  const keys = await redis.keys(`${config.keyPrefix}:*`);
+  const parts: string[] = [];
+  for (const k of keys) {
+    const type = await redis.type(k);
+    if (type === 'hash') parts.push(k, JSON.stringify(await redis.hgetall(k)));
+    else if (type === 'string') parts.push(k, String(await redis.get(k)));
+    else parts.push(k);
+  }
+  return parts.join('\n');
+}
+
+describe('the keys CLI', () => {
+  it('create prints a 35-character mdq_ key once, with its record; the key then works over HTTP and its last use is recorded', async () => {
+    const before = Date.now();
+    const { code, out } = await keysCli('create', '--workspace', 'acme', '--user', 'alice', '--label', 'ci runner', '--json');
+    expect(code).toBe(0);
+    const created = JSON.parse(out.trim().split('\n').pop()!);
+    expect(created.key).toMatch(/^mdq_[A-Za-z0-9]{31}$/);
+    expect(created.key).toHaveLength(35);
+    expect(created).toMatchObject({ workspace: 'acme', user: 'alice', label: 'ci runner', lastUsedTime: null, revoked: false });
+    expect(created.id).toMatch(/^key_[A-Za-z0-9]{12}$/);
+    expect(created.createdTime).toBeGreaterThanOrEqual(before);
+
+    const res = await api.post(PATH, { size: 1 }, bearer(created.key));
+    expect(res.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100)); // last-used is written after the answer
+    const listed = JSON.parse((await keysCli('list', '--json')).out.trim().split('\n').pop()!);
+    const rec = listed.find((r: { id: string }) => r.id === created.id);
+    expect(rec.lastUsedTime).toBeGreaterThanOrEqual(created.createdTime);
+  });
+
+  it('the human form shows the key once, with a warning that it cannot be shown again', async () => {
+    const { code, out } = await keysCli('create', '--workspace', 'acme', '--user', 'bob', '--label', 'laptop');
+    expect(code).toBe(0);
+    expect(out).toMatch(/shown this once/);
+    expect(out.match(/mdq_[A-Za-z0-9]{31}/g)).toHaveLength(1);
+  });
+
+  it('list never shows a key or its hash, only the records', async () => {
+    const { key, record } = await new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'initech', user: 'peter', label: 'listed' });
+    const hash = crypto.createHmac('sha256', TEST_KEY_SECRET).update(key).digest('hex');
+    for (const args of [['list'], ['list', '--json'], ['list', '--workspace', 'initech']]) {
+      const { code, out } = await keysCli(...args);
+      expect(code).toBe(0);
+      expect(out).toContain(record.id);
+      expect(out).toContain('peter');
+      expect(out).not.toContain(key);
+      expect(out).not.toContain(hash);
+      expect(out).not.toMatch(/mdq_[A-Za-z0-9]{31}/);
+    }
+    const onlyAcme = await keysCli('list', '--workspace', 'acme');
+    expect(onlyAcme.out).not.toContain(record.id);
+  });
+
+  it('revoke <id> refuses the key from the next request on: 401 with WWW-Authenticate', async () => {
+    const created = JSON.parse((await keysCli('create', '--workspace', 'acme', '--user', 'carol', '--label', 'to revoke', '--json')).out.trim().split('\n').pop()!);
+    expect((await api.post(PATH, {}, bearer(created.key))).status).toBe(200);
+    const revoked = await keysCli('revoke', created.id);
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toContain(`revoked ${created.id}`);
+    const res = await api.post(PATH, {}, bearer(created.key));
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(res.json).toMatchObject({ type: '/docs/problems/unauthorized', status: 401, category: 'auth', code: 'Unauthorized', detail: 'The API key is malformed, unknown or revoked' });
+    const listed = JSON.parse((await keysCli('list', '--json')).out.trim().split('\n').pop()!);
+    expect(listed.find((r: { id: string }) => r.id === created.id).revoked).toBe(true);
+    expect((await keysCli('revoke', created.id)).out).toMatch(/already revoked/);
+    const unknown = await keysCli('revoke', 'key_doesnotexist');
+    expect(unknown.code).toBe(1);
+    expect(unknown.out).toMatch(/no key with id key_doesnotexist/);
+  });
+
+  it.each([
+    [['create', '--workspace', 'w', '--user', 'u'], /create needs --workspace, --user and --label/],
+    [['create', '--workspace', 'w w', '--user', 'u', '--label', 'l'], /--workspace must be/],
+    [['revoke'], /exactly one key id/],
+    [['rotate'], /unknown command 'rotate'/],
+    [[], /no command given/],
+  ])('%j is a usage error (exit 2)', async (args, message) => {
+    const { code, out } = await keysCli(...args);
+    expect(code).toBe(2);
+    expect(out).toMatch(message);
+    expect(out).toMatch(/usage:/);
+  });
+});
+
+describe('the local key of npm start', () => {
+  it('is made through the same store, saved with mode 0600, printed once and reused while valid', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-dev-key-'));
+    try {
+      const env = { ...process.env, MDQ_KEY_PREFIX: config.keyPrefix, API_KEY_SECRET: TEST_KEY_SECRET };
+      const said: string[] = [];
+      await ensureDevKey(dir, env, (m) => said.push(m));
+      const file = path.join(dir, 'dev-api-key');
+      const key = fs.readFileSync(file, 'utf8').trim();
+      expect(key).toMatch(/^mdq_[A-Za-z0-9]{31}$/);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(said.join('\n')).toContain(key);
+      expect((await api.post(PATH, {}, bearer(key))).status).toBe(200);
+      said.length = 0;
+      await ensureDevKey(dir, env, (m) => said.push(m));
+      expect(fs.readFileSync(file, 'utf8').trim()).toBe(key);
+      expect(said.join('\n')).not.toContain(key);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('storage', () => {
+  it('Redis holds only an HMAC-SHA-256 of each key under the server secret, never the key', async () => {
+    const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+    const { key, record } = await store.create({ workspace: 'w', user: 'u', label: 'stored' });
+    const dump = await everythingInRedis();
+    expect(dump).not.toContain(key);
+    expect(dump).not.toContain(key.slice(4)); // not even the random part
+    const stored = await redis.hgetall(`${config.keyPrefix}:apikey:${record.id}`);
+    expect(stored).toMatchObject({ workspace: 'w', user: 'u', label: 'stored', revoked: '0' });
+    expect(stored.hash).toBe(crypto.createHmac('sha256', TEST_KEY_SECRET).update(key).digest('hex'));
+    expect(Number(stored.createdTime)).toBe(record.createdTime);
+    // The same key under another server secret is unknown: a copy of Redis alone opens nothing.
+    expect(await new ApiKeyStore(redis, config.keyPrefix, 'another-secret-0123456789').verify(key)).toBeNull();
+    expect(await store.verify(key)).toMatchObject({ id: record.id, workspace: 'w', user: 'u' });
+  });
+
+  it('keys are 31 random base62 characters after the prefix: 500 keys, all distinct, using the whole alphabet', async () => {
+    const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+    const keys = await Promise.all(Array.from({ length: 500 }, (_, i) => store.create({ workspace: 'w', user: `bulk${i}`, label: 'bulk' }).then((c) => c.key)));
+    expect(new Set(keys).size).toBe(500);
+    for (const k of keys) expect(k).toMatch(/^mdq_[A-Za-z0-9]{31}$/);
+    const alphabet = new Set(keys.flatMap((k) => [...k.slice(4)]));
+    expect(alphabet.size).toBe(62); // 15,500 draws: every base62 character turns up
+  });
+});
+
+describe('refused credentials', () => {
+  const raw = (headers: Record<string, string>) => fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+
+  it.each([
+    ['missing', {}, /^Missing Authorization header/],
+    ['another scheme', { Authorization: 'Basic YWxpY2U6c2VjcmV0' }, /Bearer scheme/],
+    ['a bare key without the scheme', { Authorization: `mdq_${'a'.repeat(31)}` }, /Bearer scheme/],
+    ['an empty bearer', { Authorization: 'Bearer ' }, /Bearer scheme/],
+    ['too short', { Authorization: `Bearer mdq_${'a'.repeat(30)}` }, /malformed, unknown or revoked/],
+    ['too long', { Authorization: `Bearer mdq_${'a'.repeat(32)}` }, /malformed, unknown or revoked/],
+    ['another prefix', { Authorization: `Bearer sk__${'a'.repeat(31)}` }, /malformed, unknown or revoked/],
+    ['a character outside base62', { Authorization: `Bearer mdq_${'a'.repeat(30)}-` }, /malformed, unknown or revoked/],
+    ['unknown', { Authorization: `Bearer mdq_${'Z'.repeat(31)}` }, /malformed, unknown or revoked/],
+  ])('%s: 401 problem with WWW-Authenticate: Bearer', async (_what, headers, detail) => {
+    const res = await raw(headers as Record<string, string>);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="mdq"');
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body).toMatchObject({ type: '/docs/problems/unauthorized', title: 'Unauthorized', status: 401, category: 'auth', code: 'Unauthorized' });
+    expect(body.instance).toBe(res.headers.get('x-request-id'));
+    expect(body.detail).toMatch(detail);
+  });
+
+  it('the scheme name is case-insensitive (RFC 9110)', async () => {
+    expect((await raw({ Authorization: `bearer ${api.key}` })).status).toBe(200);
+  });
+
+  it('a key is checked before the body: a bad key with a bad body is a 401', async () => {
+    const res = await fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"size":' });
+    expect(res.status).toBe(401);
+  });
+});

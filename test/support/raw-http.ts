@@ -1,0 +1,91 @@
+import http from 'http';
+import type { Config } from '../../services/config';
+import { freePort } from '../../services/stack/process';
+import { waitFor } from './env';
+import { TEST_KEY_SECRET } from './http';
+import { configEnv, spawnTs } from './pipeline';
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/**
+ * One HTTP request with node's http client, for what fetch cannot do: choose the client address
+ * (any 127.x.y.z is this machine, so per-address limits can be tested from several "clients"),
+ * send any method with any body bytes.
+ */
+export function rawRequest(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; localAddress?: string } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, localAddress: opts.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown = null;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = null;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.write(opts.body);
+    req.end();
+  });
+}
+
+export interface SpawnedApi {
+  url: string;
+  port: number;
+  pid: number;
+  alive(): boolean;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real `api/main.ts` process (what `npm run api` runs) on a free port, against the test stack
+ * and the test file's key prefix, with the test key secret. Resolves once it answers /healthz.
+ */
+export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}): Promise<SpawnedApi> {
+  const port = await freePort();
+  const child = spawnTs('api/main.ts', [], { ...configEnv(config), PORT: String(port), API_KEY_SECRET: TEST_KEY_SECRET, ...env });
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  await waitFor(
+    'the API process to answer /healthz',
+    async () => {
+      if (exited) throw new Error(`api/main.ts exited early:\n${child.output()}`);
+      try {
+        return (await fetch(`${url}/healthz`)).status === 200;
+      } catch {
+        return false;
+      }
+    },
+    60_000,
+    100,
+  );
+  return {
+    url,
+    port,
+    pid: child.pid!,
+    alive: () => !exited,
+    output: () => child.output(),
+    async stop() {
+      if (exited) return;
+      const done = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await done;
+    },
+  };
+}
