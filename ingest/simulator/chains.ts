@@ -1,4 +1,4 @@
-import type { LocalDate } from '../../services/domain/calendar';
+import { optionExpiryMs, type LocalDate } from '../../services/domain/calendar';
 import type { Instrument } from '../../services/domain/universe';
 import { osiSymbol } from '../../services/domain/osi';
 import { dailySigma, dayIndexOnOrAfter, MarketModel, TRADING_DAYS } from './market';
@@ -24,6 +24,8 @@ export interface Contract {
   strike: number;
   right: Right;
   family: Family;
+  /** epoch-ms of expiry (16:00 ET on the expiration date), cached: pricing needs it per quote */
+  expiryMs: number;
   /** trading-day index of the first day listed / of the expiration day */
   firstDay: number;
   expDay: number;
@@ -156,6 +158,7 @@ export class ChainBook {
     const hi = Math.floor((reference * Math.exp(band)) / sp);
     const monthly = family === 'MONTHLY' || family === 'LEAPS' || family === 'QUARTERLY';
     const root = (!monthly && WEEKLY_ROOTS[inst.symbol]) || inst.symbol.replace(/\./g, '');
+    const expiryMs = optionExpiryMs(expiration);
     list = [];
     for (let i = lo; i <= hi; i++) {
       const strike = Math.round(i * sp * 1000) / 1000;
@@ -170,6 +173,7 @@ export class ChainBook {
           osi,
           ticker: inst.symbol,
           expiration,
+          expiryMs,
           strike,
           right,
           family,

@@ -1,5 +1,5 @@
 import { bsmPrice } from '../../services/domain/pricing';
-import { optionExpiryMs, type LocalDate } from '../../services/domain/calendar';
+import type { LocalDate } from '../../services/domain/calendar';
 import type { Instrument } from '../../services/domain/universe';
 import { OPTION_EXCHANGE_CODES, type OptionExchange } from '../../services/domain/venues';
 import { Contract, FAMILY_RAMP } from './chains';
@@ -54,7 +54,7 @@ export function dailyVolume(seed: number, c: Contract, day: number, act: number)
 // --- pricing and NBBO ------------------------------------------------------------------------
 
 export function yearsToExpiry(c: Contract, atMs: number): number {
-  return Math.max(1 / (365 * 24 * 12), (optionExpiryMs(c.expiration) - atMs) / (365 * 86_400_000));
+  return Math.max(1 / (365 * 24 * 12), (c.expiryMs - atMs) / (365 * 86_400_000));
 }
 
 /** Implied volatility of a contract given the at-the-money level: skew, smile and term structure. */

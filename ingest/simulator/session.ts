@@ -5,7 +5,7 @@ import { EquityPrintGenerator } from './equity-prints';
 import type { SessionContext, SimEvent } from './events';
 import { dayIndex, MarketModel, type SessionPath } from './market';
 import { sessionNews } from './session-news';
-import { sessionNotifications } from './notifications';
+import { haltWindows, sessionNotifications, type HaltWindow } from './notifications';
 import { activity, contractOrders, dailyVolume, nbbo, openInterest, orderPrints, OptionPrintData, OrderKind, quoteSizes } from './options';
 import type { Profile } from './profiles';
 import { Rand } from './random';
@@ -184,6 +184,8 @@ class TickTier extends SessionGenerator {
   private readonly orderKind: Uint8Array;
   private readonly orderSeq: Int32Array;
   private readonly equity: EquityPrintGenerator[];
+  /** per instrument: halts and pauses, during which nothing trades and the last sale stands */
+  private readonly halts: HaltWindow[][];
   private readonly equityMinute = new Map<number, SimEvent[]>();
 
   constructor(
@@ -196,6 +198,7 @@ class TickTier extends SessionGenerator {
     const ctx = market.context(date);
     this.paths = this.instruments.map((i) => model.sessionPath(i, date));
     this.equity = this.instruments.map((inst, i) => new EquityPrintGenerator(ctx, inst, this.paths[i]));
+    this.halts = this.instruments.map((inst) => haltWindows(ctx, inst).filter((w) => w.end > this.open && w.start < this.close));
     const cdf = intradayCdf(Math.round((this.close - this.open) / 1000));
     const times: number[] = [];
     const cidx: number[] = [];
@@ -212,8 +215,13 @@ class TickTier extends SessionGenerator {
         if (isQuoted(c, open, this.day, profile)) this.quoted.push(ci);
         const v = dailyVolume(seed, c, this.day, act);
         if (v === 0) continue;
+        const halts = this.halts[ii];
         contractOrders(seed, c, date, v, (size, kind, seq, r) => {
-          times.push(this.open + sampleSecond(cdf, r) * 1000 + Math.floor(r.next() * 1000));
+          let t = this.open + sampleSecond(cdf, r) * 1000 + Math.floor(r.next() * 1000);
+          // An order that would fall in a halt waits for the reopening (within two seconds of it).
+          const w = halts.find((h) => t >= h.start && t < h.end);
+          if (w) t = Math.min(this.close - 1, w.end + ((t - w.start) % 2_000));
+          times.push(t);
           cidx.push(ci);
           sizes.push(size);
           kinds.push(kind);
@@ -259,9 +267,13 @@ class TickTier extends SessionGenerator {
       for (let ii = 0; ii < instruments.length; ii++) {
         const p = this.paths[ii];
         const ticker = instruments[ii].symbol;
+        const halts = this.halts[ii];
         for (let t = Math.max(1, (from - this.open) / 1000); t < (to - this.open) / 1000 && t < p.seconds; t++) {
           const time = this.open + t * 1000;
-          out.push({ type: 'underlying-price', time, data: { ticker, sessionDate: this.date, time, price: p.prices[t], kind: 'TICK' } });
+          // While halted the last sale stands: the price of the second the halt began.
+          const w = halts.length ? halts.find((h) => time >= h.start && time < h.end) : undefined;
+          const price = w ? p.priceAt(w.start) : p.prices[t];
+          out.push({ type: 'underlying-price', time, data: { ticker, sessionDate: this.date, time, price, kind: 'TICK' } });
         }
       }
       // NBBO snapshots of the quoted contracts every quoteIntervalSec.
@@ -271,6 +283,7 @@ class TickTier extends SessionGenerator {
         for (const ci of this.quoted) {
           const c = this.contracts[ci];
           const ii = this.contractInst[ci];
+          if (this.halts[ii].some((h) => snap >= h.start && snap < h.end)) continue; // no market while halted
           const p = this.paths[ii];
           const q = nbbo(c, p.priceAt(snap), p.atmIvAt(snap), snap, instruments[ii].optionsActivityWeight < 1);
           out.push({ type: 'option-quote', time: snap, data: { osi: c.osi, ticker: c.ticker, time: snap, bidPrice: q.bid, askPrice: q.ask, ...quoteSizes(c.osi, snap) } });

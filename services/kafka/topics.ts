@@ -1,8 +1,24 @@
-import type { Admin } from 'kafkajs';
+import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
 import { TOPICS, TopicSpec, schemaText, subjectName, topicName } from '../../schemas/catalog';
 
-/** Creates every catalog topic that is missing; checks the partition count of existing ones. */
+/**
+ * Per-topic configuration. Record batches may reach 16 MiB: a producer's batch for one partition
+ * (a busy ticker in a bulk backfill) easily passes the broker's 1 MB default.
+ */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+function topicConfig(t: TopicSpec): { name: string; value: string }[] {
+  return [
+    { name: 'cleanup.policy', value: t.cleanupPolicy },
+    { name: 'retention.ms', value: String(t.retentionMs) },
+    { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) },
+  ];
+}
+
+/**
+ * Creates every catalog topic that is missing; checks the partition count of existing ones and
+ * brings their configuration to the catalog's (topics created by an older version).
+ */
 export async function ensureTopics(admin: Admin, prefix: string, topics: readonly TopicSpec[] = TOPICS): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
@@ -13,10 +29,7 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
         topic: topicName(t, prefix),
         numPartitions: t.partitions,
         replicationFactor: -1, // the broker default: 1 locally, the cluster's setting elsewhere
-        configEntries: [
-          { name: 'cleanup.policy', value: t.cleanupPolicy },
-          { name: 'retention.ms', value: String(t.retentionMs) },
-        ],
+        configEntries: topicConfig(t),
       })),
     });
   }
@@ -29,6 +42,18 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
       if (m && m.partitions.length !== t.partitions) {
         throw new Error(`topic ${m.name} has ${m.partitions.length} partitions, the catalog says ${t.partitions}`);
       }
+    }
+    const described = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configNames: ['max.message.bytes'] })),
+    });
+    const stale = present.filter((t) => {
+      const r = described.resources.find((x) => x.resourceName === topicName(t, prefix));
+      return r?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue !== String(MAX_MESSAGE_BYTES);
+    });
+    if (stale.length) {
+      // alterConfigs replaces a topic's whole override set, so it is given every catalog setting.
+      await admin.alterConfigs({ validateOnly: false, resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t) })) });
     }
   }
 }

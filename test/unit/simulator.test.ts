@@ -2,6 +2,7 @@ import crypto from 'crypto';
 import { validateEvent } from '../../ingest/validate';
 import { dayIndex, TRADING_DAYS } from '../../ingest/simulator/market';
 import { openInterest } from '../../ingest/simulator/options';
+import { haltWindows } from '../../ingest/simulator/notifications';
 import { PROFILES } from '../../ingest/simulator/profiles';
 import { SimulatedMarket, sessionChunkCount, type SessionGenerator } from '../../ingest/simulator/session';
 import type { SimEvent } from '../../ingest/simulator/events';
@@ -162,5 +163,32 @@ describe('simulated market sanity', () => {
     const spxw = market.chains.listed(market.bySymbol.get('SPX')!, DATE).filter((c) => c.family === 'DAILY');
     expect(spxw.every((c) => c.osi.startsWith('SPXW  '))).toBe(true);
     expect(market.chains.expirations(market.bySymbol.get('SPY')!, DATE)[0].expiration).toBe(DATE);
+  });
+});
+
+describe('halts', () => {
+  it('nothing trades or is quoted while a symbol is halted, and its last sale stands', () => {
+    // The first recent dev session with a halt (LULD pause or news halt) of some symbol.
+    let found: { date: string; symbol: string; start: number; end: number } | null = null;
+    for (let i = dayIndex(DATE); i > dayIndex(DATE) - 60 && !found; i--) {
+      const date = TRADING_DAYS[i];
+      for (const inst of market.instruments) {
+        const w = haltWindows(market.context(date), inst)[0];
+        if (w) {
+          found = { date, symbol: inst.symbol, start: w.start, end: w.end };
+          break;
+        }
+      }
+    }
+    expect(found).not.toBeNull();
+    const { date, symbol, start, end } = found!;
+    const events = allEvents(market.session(date, 'tick', new Set([symbol])));
+    const during = events.filter((e) => e.time >= start && e.time < end);
+    expect(during.filter((e) => e.type !== 'underlying-price')).toEqual([]);
+    const prices = new Set(during.map((e) => e.data.price));
+    expect(during.length).toBeGreaterThan(0);
+    expect(prices.size).toBe(1);
+    // Trading resumes: prints follow within seconds of the reopening.
+    expect(events.some((e) => e.type === 'option-print' && e.time >= end && e.time < end + 60_000)).toBe(true);
   });
 });
