@@ -22,7 +22,7 @@ const USAGE = `usage: npm run ingest -- <command> [options]
   history  [--sessions 400] [--tick-sessions 2] [--through D]
                                     reference + daily data for the last N sessions + ticks for the last K
   live     [--date D] [--speed N]   play a session as it happens (default: today's session at speed 1 when
-                                    the market is open, otherwise the next session at speed 60)
+                                    the market is open, otherwise the next session at speed 10)
   file <path.jsonl>                 import a JSONL event file (README: event file format)
   news-live                         the simulated 24/7 background news feed
   status                            job counts per queue, active jobs and their progress
@@ -124,7 +124,7 @@ async function main(): Promise<number> {
       const open = currentSession(now);
       const date = values.date ?? open ?? nextTradingDay(latestCompletedSession(now));
       if (!isTradingDay(date)) throw new Error(`${date} is not a trading day`);
-      const speed = Number(values.speed ?? (values.date || !open ? 60 : 1));
+      const speed = Number(values.speed ?? (values.date || !open ? 10 : 1));
       // One live job per session: enqueuing it again (another `npm start`) joins the existing one.
       return await enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId: `live-${seed}-${profile}-${date}` }], `live ${date} x${speed}`);
     }

