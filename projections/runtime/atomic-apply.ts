@@ -64,3 +64,23 @@ export async function readAppliedOffset(redis: Redis, offsetsKey: string, topic:
   const v = await redis.hget(offsetsKey, topic);
   return v === null ? -1 : Number(v);
 }
+
+// Raises `seen:<topic>` to the offset only if it is higher (batches of a partition can race).
+const RAISE = `local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+if tonumber(ARGV[2]) > cur then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1`;
+
+/**
+ * Records the last offset the consumer moved past, transaction markers included. It is not part
+ * of exactly-once state (the applied offset is); it only tells lag reporting that a partition
+ * whose remaining offsets are markers is caught up.
+ */
+export async function recordSeenOffset(redis: Redis, offsetsKey: string, topic: string, offset: number): Promise<void> {
+  await redis.eval(RAISE, 1, offsetsKey, `seen:${topic}`, String(offset));
+}
+
+/** The furthest point a view has consumed to: the applied offset or, past markers, the seen one. */
+export async function readConsumedOffset(redis: Redis, offsetsKey: string, topic: string): Promise<number> {
+  const [applied, seen] = await redis.hmget(offsetsKey, topic, `seen:${topic}`);
+  return Math.max(applied === null ? -1 : Number(applied), seen === null ? -1 : Number(seen));
+}

@@ -5,7 +5,7 @@ import { topicName } from '../../schemas/catalog';
 import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
 import { ProjectorMetrics } from '../../services/metrics/projector';
-import { applyAtomically, readAppliedOffset } from './atomic-apply';
+import { applyAtomically, readAppliedOffset, recordSeenOffset } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
 export interface RunnerOptions {
@@ -39,6 +39,8 @@ export function groupId(topicPrefix: string, keyPrefix: string, view: string, ve
 export class ProjectionRunner {
   private consumer: Consumer | null = null;
   private readonly applied = new Map<string, number>();
+  /** partition -> every delivered message is applied (see recordSeenOffset) */
+  private readonly settled = new Map<string, boolean>();
   private readonly sought = new Map<string, number>();
   private readonly chunkSize: number;
   private readonly metrics: ProjectorMetrics;
@@ -71,6 +73,17 @@ export class ProjectionRunner {
     consumer.on(consumer.events.GROUP_JOIN, () => {
       this.applied.clear();
       this.sought.clear();
+      this.settled.clear();
+    });
+    // Transactional topics end each transaction with a marker that is never delivered as a
+    // message, so the applied offset stops short of the high watermark. The offset the consumer
+    // has moved past (markers included) is recorded beside it, as a hint that lag ends there.
+    // It is recorded only while every message delivered so far on the partition is applied
+    // (`settled`), so a batch skipped for a seek-back is never taken as consumed.
+    consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
+      const { topic, partition, lastOffset } = e.payload;
+      if (!this.settled.get(`${topic}/${partition}`)) return;
+      void recordSeenOffset(this.o.redis, this.keys(partition).offsets, topic, Number(lastOffset)).catch(() => {});
     });
     await consumer.connect();
     await consumer.subscribe({ topics: this.topics, fromBeginning: true });
@@ -115,6 +128,7 @@ export class ProjectionRunner {
       // The group's position is past what the view holds: replay from the view's own offset.
       this.o.log.warn({ topic, partition, first, applied }, 'group offset ahead of view; seeking to view offset');
       this.sought.set(id, applied + 1);
+      this.settled.set(id, false);
       this.consumer?.seek({ topic, partition, offset: String(applied + 1) });
       return;
     }
@@ -123,9 +137,11 @@ export class ProjectionRunner {
     if (!pending.length) {
       // A redelivery of messages the view already holds: nothing to write, only move the group on.
       resolveOffset(batch.lastOffset());
+      this.settled.set(id, true);
       await commitOffsetsIfNecessary();
       return;
     }
+    this.settled.set(id, false);
     for (let i = 0; i < pending.length; i += this.chunkSize) {
       if (!isRunning() || isStale()) return;
       const chunk = pending.slice(i, i + this.chunkSize);
@@ -148,6 +164,7 @@ export class ProjectionRunner {
         this.o.log.warn({ topic, partition, expected: applied, found: res.offset }, 'applied offset moved; skipping chunk');
         this.applied.set(id, res.offset);
         if (res.offset >= Number(chunk[0].offset)) resolveOffset(String(Math.min(res.offset, Number(batch.lastOffset()))));
+        this.settled.set(id, res.offset >= Number(batch.lastOffset()));
         return;
       }
       applied = last;
@@ -156,6 +173,7 @@ export class ProjectionRunner {
       resolveOffset(String(last));
       await heartbeat();
     }
+    this.settled.set(id, true);
     await commitOffsetsIfNecessary();
   }
 }

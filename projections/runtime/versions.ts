@@ -1,7 +1,7 @@
 import type { Admin } from 'kafkajs';
 import type Redis from 'ioredis';
 import { PartitionKeys, pointerKey, versionPattern } from '../../services/views/keys';
-import { readAppliedOffset } from './atomic-apply';
+import { readConsumedOffset } from './atomic-apply';
 
 /** The served version of a view; the first projector to start a view makes it version 1. */
 export async function servedVersion(redis: Redis, prefix: string, view: string): Promise<number> {
@@ -52,7 +52,7 @@ export async function viewLag(
   for (const topic of topics) {
     for (const p of await admin.fetchTopicOffsets(topic)) {
       const partition = p.partition;
-      const applied = await readAppliedOffset(redis, new PartitionKeys(prefix, view, version, partition).offsets, topic);
+      const applied = await readConsumedOffset(redis, new PartitionKeys(prefix, view, version, partition).offsets, topic);
       out.push({ topic, partition, applied, latest: Number(p.high) - 1 });
     }
   }

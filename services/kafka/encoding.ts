@@ -34,8 +34,9 @@ export class WireEncoder {
     if (id === undefined || !type) throw new Error(`encoder not prepared for ${spec.name}`);
     // Encode straight after the 5-byte header in a reused scratch buffer, then copy out once.
     let end = type.encode(data, this.scratch, 5);
-    if (end < 0) {
-      this.scratch = Buffer.allocUnsafe(Math.max(-end, this.scratch.length * 2));
+    while (end < 0) {
+      // avsc reports a too-small buffer with a negative position; grow and retry.
+      this.scratch = Buffer.allocUnsafe(this.scratch.length * 2);
       end = type.encode(data, this.scratch, 5);
     }
     this.scratch[0] = 0;
