@@ -1,5 +1,5 @@
-import avro from 'avsc';
-import { TopicSpec, schemaText, topicFor, TOPICS } from '../schemas/catalog';
+import type avro from 'avsc';
+import { avroTypeOf, topicFor, TOPICS, type TopicSpec } from '../schemas/catalog';
 import { NEWS_TOPICS, SENTIMENTS } from '../services/domain/news';
 import { isNotificationType } from '../services/domain/notifications';
 import { parseOsi } from '../services/domain/osi';
@@ -11,16 +11,6 @@ import { LIT_EQUITY_VENUES, OFF_EXCHANGE_VENUES, OPTION_EXCHANGES } from '../ser
  * fields) and the domain rules Avro cannot express (enumerations, ranges). An event that fails
  * is never produced; the reason names the field.
  */
-
-const avroTypes = new Map<string, avro.Type>();
-function avroType(spec: TopicSpec): avro.Type {
-  let t = avroTypes.get(spec.schemaFile);
-  if (!t) {
-    t = avro.Type.forSchema(JSON.parse(schemaText(spec)));
-    avroTypes.set(spec.schemaFile, t);
-  }
-  return t;
-}
 
 const topicSet = new Set<string>(NEWS_TOPICS);
 const sentimentSet = new Set<string>(SENTIMENTS);
@@ -128,7 +118,7 @@ export function validateEvent(envelope: unknown): Validated {
   const spec = topicFor(type);
   if (!spec || spec.internal) return { ok: false, reason: `unknown event type ${JSON.stringify(type)} (known: ${TOPICS.filter((t) => !t.internal).map((t) => t.eventType).join(', ')})` };
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, reason: 'data must be an object' };
-  const t = avroType(spec);
+  const t = avroTypeOf(spec);
   // Fill schema defaults (e.g. body: null) so a minimal line is accepted like the registry would.
   const filled = { ...(data as Record<string, unknown>) };
   for (const f of (t as avro.types.RecordType).fields) {

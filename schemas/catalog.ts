@@ -1,3 +1,4 @@
+import avro from 'avsc';
 import fs from 'fs';
 import path from 'path';
 
@@ -129,4 +130,15 @@ export function schemaText(spec: TopicSpec): string {
     schemaCache.set(spec.schemaFile, s);
   }
   return s;
+}
+
+const avroTypes = new Map<string, avro.Type>();
+/** The schema compiled by avsc, once per schema file. */
+export function avroTypeOf(spec: TopicSpec): avro.Type {
+  let t = avroTypes.get(spec.schemaFile);
+  if (!t) {
+    t = avro.Type.forSchema(JSON.parse(schemaText(spec)));
+    avroTypes.set(spec.schemaFile, t);
+  }
+  return t;
 }

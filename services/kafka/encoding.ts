@@ -1,6 +1,6 @@
-import avro from 'avsc';
+import type avro from 'avsc';
 import { SchemaType, type SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { TopicSpec, schemaText, subjectName } from '../../schemas/catalog';
+import { TopicSpec, avroTypeOf, schemaText, subjectName } from '../../schemas/catalog';
 
 /**
  * Confluent wire format (magic byte 0, 4-byte big-endian schema id, Avro binary) written with a
@@ -24,7 +24,7 @@ export class WireEncoder {
       if (this.ids.has(spec.name)) continue;
       const id = await this.registry.getRegistryIdBySchema(subjectName(spec, this.prefix), { type: SchemaType.AVRO, schema: schemaText(spec) });
       this.ids.set(spec.name, id);
-      this.types.set(spec.name, avro.Type.forSchema(JSON.parse(schemaText(spec))));
+      this.types.set(spec.name, avroTypeOf(spec));
     }
   }
 

@@ -3,7 +3,7 @@ import { ENDPOINTS } from '../../api/endpoints';
 import type { EndpointDef } from '../../api/request/endpoint';
 import { PROBLEM_TYPES, ProblemCode, problemSlug } from '../../api/request/problem-types';
 import { testConfig } from '../support/env';
-import { TestApi, startApi } from '../support/http';
+import { TestApi, readResponse, startApi } from '../support/http';
 import { captureLogs } from '../support/log-capture';
 import { rawRequest } from '../support/raw-http';
 
@@ -72,14 +72,7 @@ async function expectProblem(res: Res, code: ProblemCode, detail?: RegExp): Prom
 
 const send = async (path: string, init: RequestInit = {}, withKey = true): Promise<Res> => {
   const res = await fetch(`${api.url}${path}`, { ...init, headers: { ...(withKey ? { Authorization: `Bearer ${api.key}` } : {}), ...(init.headers as Record<string, string>) } });
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, headers: res.headers, json };
+  return readResponse(res);
 };
 
 describe('routing', () => {

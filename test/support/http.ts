@@ -58,18 +58,23 @@ export async function startApi(config: Config, opts: StartApiOptions = {}): Prom
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${key}`, ...headers },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
-      const text = await res.text();
-      let json: unknown = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = text;
-      }
-      return { status: res.status, headers: res.headers, json };
+      return readResponse(res);
     },
     async close() {
       await new Promise((r) => server.close(r));
       redis.disconnect();
     },
   };
+}
+
+/** Status, headers and body of a response; the body parsed as JSON when it is JSON, else text. */
+export async function readResponse(res: Response): Promise<{ status: number; headers: Headers; json: unknown }> {
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, json };
 }

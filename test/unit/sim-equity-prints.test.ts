@@ -1,7 +1,5 @@
-import avro from 'avsc';
+import { avroTypeOf, topicFor } from '../../schemas/catalog';
 import crypto from 'crypto';
-import fs from 'fs';
-import path from 'path';
 import {
   CONDITION,
   DARK_SHARE_OF_VOLUME,
@@ -17,7 +15,7 @@ import { PROFILES } from '../../ingest/simulator/profiles';
 import { type Instrument, loadUniverse } from '../../services/domain/universe';
 import { LIT_EQUITY_VENUES, OFF_EXCHANGE_VENUES } from '../../services/domain/venues';
 
-const schema = avro.Type.forSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/equity-print.avsc'), 'utf8')));
+const schema = avroTypeOf(topicFor('equity-print')!);
 const model = new MarketModel(42);
 const universe = loadUniverse();
 const dev = PROFILES.dev.selectSymbols(universe);

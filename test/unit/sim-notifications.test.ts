@@ -1,7 +1,5 @@
-import avro from 'avsc';
+import { avroTypeOf, topicFor } from '../../schemas/catalog';
 import crypto from 'crypto';
-import fs from 'fs';
-import path from 'path';
 import type { SessionContext, SimEvent } from '../../ingest/simulator/events';
 import { MarketModel, TRADING_DAYS, dayIndex } from '../../ingest/simulator/market';
 import {
@@ -18,7 +16,7 @@ import { nyLocalToEpochMs, sessionBounds } from '../../services/domain/calendar'
 import { NOTIFICATION_TYPE_CODES, isNotificationType } from '../../services/domain/notifications';
 import { type Instrument, loadUniverse } from '../../services/domain/universe';
 
-const schema = avro.Type.forSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/exchange-notification.avsc'), 'utf8')));
+const schema = avroTypeOf(topicFor('exchange-notification')!);
 const model = new MarketModel(42);
 const universe = loadUniverse();
 const dev = PROFILES.dev.selectSymbols(universe);

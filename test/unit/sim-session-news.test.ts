@@ -1,7 +1,6 @@
-import avro from 'avsc';
+import type { NewsArticle } from '../../ingest/sources/news-simulator';
+import { avroTypeOf, topicFor } from '../../schemas/catalog';
 import crypto from 'crypto';
-import fs from 'fs';
-import path from 'path';
 import { newsForMinute } from '../../ingest/sources/news-simulator';
 import type { SessionContext } from '../../ingest/simulator/events';
 import { MarketModel, TRADING_DAYS, dailySigma, dayIndex } from '../../ingest/simulator/market';
@@ -12,7 +11,7 @@ import { nyLocalToEpochMs, sessionBounds } from '../../services/domain/calendar'
 import { NEWS_TOPICS, SENTIMENTS, sentimentScore } from '../../services/domain/news';
 import { type Instrument, loadUniverse } from '../../services/domain/universe';
 
-const schema = avro.Type.forSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/news-article.avsc'), 'utf8')));
+const schema = avroTypeOf(topicFor('news')!);
 const model = new MarketModel(42);
 const universe = loadUniverse();
 const dev = PROFILES.dev.selectSymbols(universe);
@@ -20,14 +19,7 @@ const bySymbol = new Map(universe.map((i) => [i.symbol, i]));
 const topicSet = new Set<string>(NEWS_TOPICS);
 const sentimentSet = new Set<string>(SENTIMENTS);
 
-interface Article {
-  id: number;
-  publishedTime: number;
-  title: string;
-  body: string | null;
-  topics: string[];
-  tickers: { ticker: string; sentiment: string }[];
-}
+type Article = NewsArticle;
 
 const ctxOf = (date: string, seed = 42): SessionContext => ({ seed, date, profile: PROFILES.full, model });
 const articles = (ctx: SessionContext, instruments: readonly Instrument[]) => sessionNews(ctx, instruments).map((e) => e.data as unknown as Article);

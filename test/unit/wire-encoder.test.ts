@@ -1,13 +1,10 @@
-import avro from 'avsc';
-import fs from 'fs';
-import path from 'path';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { topicFor } from '../../schemas/catalog';
+import { topicFor, avroTypeOf } from '../../schemas/catalog';
 import { WireEncoder } from '../../services/kafka/encoding';
 import { partitionOf } from '../../services/kafka/partition';
 
 const spec = topicFor('option-print')!;
-const type = avro.Type.forSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '../../schemas/option-print.avsc'), 'utf8')));
+const type = avroTypeOf(topicFor('option-print')!);
 const registry = { getRegistryIdBySchema: async () => 1234 } as unknown as SchemaRegistry;
 const print = { id: 'p1', osi: 'SPY   261120C00600000', ticker: 'SPY', time: 1795200000000, price: 2.15, size: 10, exchange: 'CBOE', conditions: ['AUTO'], bidPrice: 2.1, askPrice: 2.2, underlyingPrice: 598.4 };
 
