@@ -84,6 +84,12 @@ it('an api/main.ts process writes the same JSON lines to stdout', async () => {
   const { key } = await new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'stdout-user', label: 'l' });
   redis.disconnect();
   spawned = await spawnApi(config, { LOG_LEVEL: 'info' });
+  // /healthz answers before the process's Redis connection is up (liveness does not need Redis);
+  // until it is, requests get a 503. Wait for the first non-503 answer before the logged request.
+  await waitFor('the API to reach Redis', async () => {
+    const r = await fetch(`${spawned!.url}${PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'warm-up' }, body: '{"size":1}' });
+    return r.status !== 503;
+  });
   const res = await fetch(`${spawned.url}${PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'stdout-1' }, body: '{"size":1}' });
   expect(res.status).toBe(200);
   const line = await waitFor('the stdout line', async () =>

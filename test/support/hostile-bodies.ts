@@ -89,7 +89,10 @@ function paths(v: unknown, prefix: (string | number)[] = [], out: (string | numb
 function setAt(root: unknown, path: (string | number)[], value: unknown, remove: boolean): unknown {
   if (path.length === 0) return value;
   const [k, ...rest] = path;
-  const copy = (Array.isArray(root) ? [...root] : root && typeof root === 'object' ? { ...(root as object) } : {}) as Record<string | number, unknown>;
+  // An array keeps its shape only for index keys: a key such as `length` turns it into an object
+  // (arrays cannot take a redefined `length`, and JSON would not carry it anyway).
+  const index = typeof k === 'number' || /^\d+$/.test(k);
+  const copy = (Array.isArray(root) && index ? [...root] : root && typeof root === 'object' ? { ...(root as object) } : {}) as Record<string | number, unknown>;
   if (rest.length === 0 && remove && !Array.isArray(copy)) {
     delete copy[k];
     return copy;
