@@ -77,3 +77,91 @@ export function bsmPrice(o: BsmInputs): number {
   if (o.right === 'CALL') return s * Math.exp(-q * t) * normCdf(d1) - k * Math.exp(-r * t) * normCdf(d2);
   return k * Math.exp(-r * t) * normCdf(-d2) - s * Math.exp(-q * t) * normCdf(-d1);
 }
+
+/**
+ * Black-Scholes-Merton sensitivities, in the units a trader reads them in:
+ * - delta: per $1 of the underlying (calls 0..1, puts -1..0)
+ * - gamma: change of delta per $1 of the underlying
+ * - theta: value change per calendar day (time decay, usually negative)
+ * - vega: value change per 1 volatility point (0.01)
+ * - rho: value change per 1 % of the risk-free rate (0.01)
+ * - charm: change of delta per calendar day (delta decay)
+ * - vanna: change of delta per 1 volatility point (0.01)
+ * At or after expiry, or with zero volatility, all are 0 except delta (the intrinsic 0 or ±e^{-qT}).
+ */
+export interface Greeks {
+  delta: number;
+  gamma: number;
+  theta: number;
+  vega: number;
+  rho: number;
+  charm: number;
+  vanna: number;
+}
+
+const DAYS_PER_YEAR = 365;
+
+export function bsmGreeks(o: BsmInputs): Greeks {
+  const { spot: s, strike: k, t, vol, rate: r, dividend: q } = o;
+  const call = o.right === 'CALL';
+  if (t <= 0 || vol <= 0) {
+    const itm = call ? s > k : s < k;
+    return { delta: itm ? (call ? 1 : -1) * Math.exp(-q * Math.max(t, 0)) : 0, gamma: 0, theta: 0, vega: 0, rho: 0, charm: 0, vanna: 0 };
+  }
+  const sqrtT = Math.sqrt(t);
+  const sq = vol * sqrtT;
+  const d1 = (Math.log(s / k) + (r - q + (vol * vol) / 2) * t) / sq;
+  const d2 = d1 - sq;
+  const eq = Math.exp(-q * t);
+  const er = Math.exp(-r * t);
+  const pdf = normPdf(d1);
+  const nd1 = normCdf(call ? d1 : -d1);
+  const nd2 = normCdf(call ? d2 : -d2);
+  const sign = call ? 1 : -1;
+  const delta = sign * eq * nd1;
+  const gamma = (eq * pdf) / (s * sq);
+  const vegaYear = s * eq * pdf * sqrtT;
+  const thetaYear = (-s * eq * pdf * vol) / (2 * sqrtT) - sign * r * k * er * nd2 + sign * q * s * eq * nd1;
+  const rhoYear = sign * k * t * er * nd2;
+  // dDelta/dt (calendar time passing), i.e. minus the derivative with respect to time to expiry.
+  const charmYear = sign * q * eq * nd1 - (eq * pdf * (2 * (r - q) * t - d2 * sq)) / (2 * t * sq);
+  const vannaUnit = (-eq * pdf * d2) / vol;
+  return {
+    delta,
+    gamma,
+    theta: thetaYear / DAYS_PER_YEAR,
+    vega: vegaYear / 100,
+    rho: rhoYear / 100,
+    charm: charmYear / DAYS_PER_YEAR,
+    vanna: vannaUnit / 100,
+  };
+}
+
+/**
+ * The volatility at which bsmPrice equals `price`, or null when no volatility in (0, 5] can
+ * produce it (a price below the discounted intrinsic value or above the no-arbitrage bound).
+ * Newton's method from the Brenner-Subrahmanyam guess, falling back to bisection whenever a step
+ * leaves the bracket, so it converges also deep in or out of the money where vega vanishes.
+ */
+export function impliedVolatility(price: number, o: Omit<BsmInputs, 'vol'>, tolerance = 1e-10): number | null {
+  if (!(price > 0) || !(o.t > 0)) return null;
+  const lowBound = bsmPrice({ ...o, vol: 0 });
+  const highBound = o.right === 'CALL' ? o.spot * Math.exp(-o.dividend * o.t) : o.strike * Math.exp(-o.rate * o.t);
+  if (price <= lowBound || price >= highBound) return null;
+  let lo = 1e-6;
+  let hi = 5;
+  if (bsmPrice({ ...o, vol: hi }) < price) return null;
+  let v = Math.min(hi, Math.max(0.01, Math.sqrt((2 * Math.PI) / o.t) * (price / o.spot)));
+  for (let i = 0; i < 100; i++) {
+    const diff = bsmPrice({ ...o, vol: v }) - price;
+    if (Math.abs(diff) < tolerance) return v;
+    if (diff > 0) hi = v;
+    else lo = v;
+    const vega = bsmGreeks({ ...o, vol: v }).vega * 100;
+    let next = vega > 1e-12 ? v - diff / vega : NaN;
+    if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+    if (Math.abs(next - v) < 1e-14) return v;
+    v = next;
+  }
+  return v;
+}

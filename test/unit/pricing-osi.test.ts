@@ -1,4 +1,4 @@
-import { bsmPrice, normCdf } from '../../services/domain/pricing';
+import { bsmGreeks, bsmPrice, impliedVolatility, normCdf } from '../../services/domain/pricing';
 import { osiSymbol, parseOsi } from '../../services/domain/osi';
 
 describe('normal CDF', () => {
@@ -49,4 +49,85 @@ describe('OSI symbols', () => {
     'rejects %j',
     (s) => expect(parseOsi(s)).toBeNull(),
   );
+});
+
+describe('greeks', () => {
+  // Hull, Options, Futures and Other Derivatives (section "The Greek letters"): S=49, K=50,
+  // r=5%, vol=20%, T=20 weeks. Textbook values: delta 0.522, gamma 0.066, theta -4.31 a year,
+  // vega 12.1 per 1.00 of volatility, rho 8.91 per 1.00 of rate.
+  const o = { right: 'CALL' as const, spot: 49, strike: 50, t: 0.3846, vol: 0.2, rate: 0.05, dividend: 0 };
+  const g = bsmGreeks(o);
+  it('matches the textbook call', () => {
+    expect(bsmPrice(o)).toBeCloseTo(2.4, 1);
+    expect(g.delta).toBeCloseTo(0.522, 3);
+    expect(g.gamma).toBeCloseTo(0.066, 3);
+    expect(g.theta * 365).toBeCloseTo(-4.31, 2);
+    expect(g.vega * 100).toBeCloseTo(12.1, 1);
+    expect(g.rho * 100).toBeCloseTo(8.91, 2);
+  });
+
+  // Every greek against a central finite difference of the price (or of delta), for calls and
+  // puts, with and without a dividend yield, in and out of the money.
+  const cases = [
+    { right: 'CALL' as const, spot: 600, strike: 610, t: 0.1, vol: 0.18, rate: 0.045, dividend: 0.013 },
+    { right: 'PUT' as const, spot: 600, strike: 560, t: 0.5, vol: 0.25, rate: 0.045, dividend: 0.013 },
+    { right: 'PUT' as const, spot: 35, strike: 40, t: 0.02, vol: 0.6, rate: 0.03, dividend: 0 },
+    { right: 'CALL' as const, spot: 120, strike: 90, t: 1.5, vol: 0.35, rate: 0.05, dividend: 0.02 },
+  ];
+  it.each(cases)('agrees with finite differences: %o', (c) => {
+    const h = 1e-4;
+    const p = (d: Partial<typeof c>) => bsmPrice({ ...c, ...d });
+    const d = (d: Partial<typeof c>) => bsmGreeks({ ...c, ...d }).delta;
+    const x = bsmGreeks(c);
+    expect(x.delta).toBeCloseTo((p({ spot: c.spot + h }) - p({ spot: c.spot - h })) / (2 * h), 6);
+    expect(x.gamma).toBeCloseTo((d({ spot: c.spot + h }) - d({ spot: c.spot - h })) / (2 * h), 6);
+    expect(x.vega).toBeCloseTo((p({ vol: c.vol + h }) - p({ vol: c.vol - h })) / (2 * h) / 100, 6);
+    expect(x.rho).toBeCloseTo((p({ rate: c.rate + h }) - p({ rate: c.rate - h })) / (2 * h) / 100, 6);
+    expect(x.theta).toBeCloseTo(-((p({ t: c.t + h }) - p({ t: c.t - h })) / (2 * h)) / 365, 6);
+    expect(x.charm).toBeCloseTo(-((d({ t: c.t + h }) - d({ t: c.t - h })) / (2 * h)) / 365, 6);
+    expect(x.vanna).toBeCloseTo((d({ vol: c.vol + h }) - d({ vol: c.vol - h })) / (2 * h) / 100, 6);
+    expect(Math.sign(x.delta)).toBe(c.right === 'CALL' ? 1 : -1);
+  });
+
+  it('is the intrinsic delta and no other sensitivity at expiry', () => {
+    expect(bsmGreeks({ ...o, t: 0, spot: 55 })).toEqual({ delta: 1, gamma: 0, theta: 0, vega: 0, rho: 0, charm: 0, vanna: 0 });
+    expect(bsmGreeks({ ...o, t: 0, right: 'PUT', spot: 55 }).delta).toBe(0);
+  });
+});
+
+describe('implied volatility', () => {
+  it('finds the textbook value', () => {
+    // Hull: a European call with S=21, K=20, r=10%, T=0.25 priced 1.875 has an implied volatility of 23.5%.
+    expect(impliedVolatility(1.875, { right: 'CALL', spot: 21, strike: 20, t: 0.25, rate: 0.1, dividend: 0 })).toBeCloseTo(0.235, 3);
+  });
+
+  it('round-trips prices across moneyness, expiries and volatilities', () => {
+    for (const right of ['CALL', 'PUT'] as const) {
+      for (const strike of [300, 450, 500, 550, 700]) {
+        for (const t of [1 / 365, 0.05, 0.5, 2]) {
+          for (const vol of [0.08, 0.3, 1.2]) {
+            const o = { right, spot: 500, strike, t, rate: 0.045, dividend: 0.013 };
+            const price = bsmPrice({ ...o, vol });
+            const iv = impliedVolatility(price, o);
+            // Where the option is worth (almost) nothing beyond its bounds, IV is not identifiable.
+            if (price - bsmPrice({ ...o, vol: 0 }) < 1e-6) {
+              expect(iv === null || Math.abs(bsmPrice({ ...o, vol: iv }) - price) < 1e-6).toBe(true);
+              continue;
+            }
+            expect(iv).not.toBeNull();
+            expect(Math.abs(bsmPrice({ ...o, vol: iv! }) - price)).toBeLessThan(1e-8);
+            expect(iv!).toBeCloseTo(vol, 4);
+          }
+        }
+      }
+    }
+  });
+
+  it('is null for prices no volatility can produce', () => {
+    const o = { right: 'CALL' as const, spot: 100, strike: 90, t: 0.5, rate: 0.05, dividend: 0 };
+    expect(impliedVolatility(5, o)).toBeNull(); // below the discounted intrinsic value (~12.2)
+    expect(impliedVolatility(100, o)).toBeNull(); // at the spot: above any option value
+    expect(impliedVolatility(0, o)).toBeNull();
+    expect(impliedVolatility(1, { ...o, t: 0 })).toBeNull();
+  });
 });
