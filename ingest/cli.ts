@@ -125,8 +125,12 @@ async function main(): Promise<number> {
       const date = values.date ?? open ?? nextTradingDay(latestCompletedSession(now));
       if (!isTradingDay(date)) throw new Error(`${date} is not a trading day`);
       const speed = Number(values.speed ?? (values.date || !open ? 10 : 1));
-      // One live job per session: enqueuing it again (another `npm start`) joins the existing one.
-      return await enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId: `live-${seed}-${profile}-${date}` }], `live ${date} x${speed}`);
+      // One live job per session: enqueuing it again (another `npm start`) joins the existing one,
+      // unless that one failed for good, which is then replaced.
+      const jobId = `live-${seed}-${profile}-${date}`;
+      const old = await live.getJob(jobId);
+      if (old && (await old.isFailed())) await old.remove();
+      return await enqueue(live, [{ name: 'live-session', data: { seed, profile, date, speed }, jobId }], `live ${date} x${speed}`);
     }
     console.error(USAGE);
     return 2;

@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { loadConfig } from '../services/config';
 import { createKafka, createRegistry } from '../services/kafka/clients';
 import { createLogger } from '../services/log';
@@ -25,7 +25,21 @@ async function main(): Promise<void> {
   const deps: IngestDeps = { config, kafka, registry, topicPrefix: config.topicPrefix, progress, log };
   const abort = new AbortController();
 
-  const run = async (job: Job): Promise<unknown> => {
+  const run = async (job: Job, token?: string): Promise<unknown> => {
+    try {
+      return await runJob(job);
+    } catch (err) {
+      // A job interrupted by this worker's shutdown is not a failure: it goes back to the queue
+      // (resuming after its last committed chunk) without using up one of its attempts.
+      if (abort.signal.aborted && token) {
+        await job.moveToDelayed(Date.now() + 1_000, token);
+        throw new DelayedError();
+      }
+      throw err;
+    }
+  };
+
+  const runJob = async (job: Job): Promise<unknown> => {
     const j = { name: job.name, data: job.data } as IngestJob;
     let lastReport = 0;
     const report = (p: Progress) => {

@@ -111,8 +111,8 @@ describe('ingest jobs', () => {
     await waitFor('the backfill to complete after the restart', async () => (await queue.getJob(job.id!))?.isCompleted(), 120_000, 200);
   });
 
-  it('plays a live session (the half day after Thanksgiving): it grows while it plays and ends complete', async () => {
-    const job = await live.add('live-session', { seed: 42, profile: 'dev', date: '2026-11-27', speed: 1_500 });
+  it('plays a live session (the half day after Thanksgiving): it grows while it plays, survives a worker shutdown and ends complete', async () => {
+    const job = await live.add('live-session', { seed: 42, profile: 'dev', date: '2026-11-27', speed: 600 });
     const seen: number[] = [];
     await waitFor(
       'the live session to advance twice',
@@ -125,6 +125,14 @@ describe('ingest jobs', () => {
       100,
     );
     expect(seen[2]).toBeGreaterThan(seen[0]);
+    // A worker shutdown hands the session back to the queue without spending an attempt...
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    const parked = (await live.getJob(job.id!))!;
+    expect(await parked.getState()).toMatch(/delayed|waiting/);
+    expect(parked.attemptsMade).toBe(0);
+    // ...and the next worker resumes it after its last committed chunk.
+    worker = spawnTs('ingest/worker.ts', [], env);
     await waitFor('the live session to end', async () => (await live.getJob(job.id!))?.isCompleted(), 120_000, 200);
   });
 
