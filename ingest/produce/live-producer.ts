@@ -33,8 +33,9 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   const parts: { stream: string; gen: SessionGenerator }[] = [{ stream: streamName(req, 'daily'), gen: market.session(req.date, 'daily') }];
   for (let shard = 0; shard < TICK_SHARDS; shard++) parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
   const streams = [];
+  await deps.progress.caughtUp();
   for (const p of parts) {
-    const last = await deps.progress.get(p.stream);
+    const last = deps.progress.peek(p.stream);
     streams.push({ ...p, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
   }
   const gen = streams[0].gen;

@@ -60,12 +60,16 @@ export class ProgressTracker {
 
   /** Last committed chunk of a stream, or -1 when nothing of it was committed. */
   async lastChunk(stream: string): Promise<number> {
-    await this.caughtUp();
-    return this.latest.get(stream)?.chunk ?? -1;
+    return (await this.get(stream))?.chunk ?? -1;
   }
 
   async get(stream: string): Promise<ProgressRecord | undefined> {
     await this.caughtUp();
+    return this.peek(stream);
+  }
+
+  /** What is known now, without reading to the end first (call caughtUp once before a batch of peeks). */
+  peek(stream: string): ProgressRecord | undefined {
     return this.latest.get(stream);
   }
 

@@ -1,5 +1,5 @@
 import crypto from 'crypto';
-import { holidays, isEarlyClose, sessionBounds } from '../../services/domain/calendar';
+import { isEarlyClose, sessionBounds } from '../../services/domain/calendar';
 import { loadUniverse } from '../../services/domain/universe';
 import type { SimEvent } from '../simulator/events';
 import { HISTORY_ANCHOR } from '../simulator/market';
@@ -18,7 +18,6 @@ export function referenceEvents(nowMs: number): SimEvent[] {
   const lastYear = new Date(nowMs).getUTCFullYear() + 1;
   const firstYear = Number(HISTORY_ANCHOR.slice(0, 4));
   for (let y = firstYear; y <= lastYear; y++) {
-    const closed = new Set(holidays(y));
     for (let d = Date.UTC(y, 0, 1); d < Date.UTC(y + 1, 0, 1); d += 86_400_000) {
       const dow = new Date(d).getUTCDay();
       if (dow === 0 || dow === 6) continue;
@@ -27,7 +26,8 @@ export function referenceEvents(nowMs: number): SimEvent[] {
       events.push({
         type: 'calendar-day',
         time: 0,
-        data: { date, status: closed.has(date) || !b ? 'CLOSED' : isEarlyClose(date) ? 'EARLY_CLOSE' : 'OPEN', openTime: b?.open ?? null, closeTime: b?.close ?? null },
+        // sessionBounds is null exactly on closures (holidays and special closures).
+        data: { date, status: !b ? 'CLOSED' : isEarlyClose(date) ? 'EARLY_CLOSE' : 'OPEN', openTime: b?.open ?? null, closeTime: b?.close ?? null },
       });
     }
   }

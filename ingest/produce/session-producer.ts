@@ -9,8 +9,8 @@ import { profileNamed, type ProfileName } from '../simulator/profiles';
 import { sessionChunkCount, SimulatedMarket, type Tier } from '../simulator/session';
 import { TICK_SHARDS } from './shards';
 import type { ShardMessage, ShardTask } from './tick-shard-thread';
-import type { SimEvent } from '../simulator/events';
 import { ChunkWriter, type ProgressRecord } from './chunk-writer';
+import { commitChunks, type StreamPosition } from './commit-chunks';
 import { ProgressTracker } from './progress';
 
 export interface IngestDeps {
@@ -61,8 +61,6 @@ export function marketFor(seed: number, profile: ProfileName): SimulatedMarket {
   return m;
 }
 
-/** Events per transaction in a backfill: large enough to amortise the commit. */
-export const TX_EVENTS = 50_000;
 
 /** Names the session's writers (transactional ids) independent of tier. */
 export function sessionKey(r: { seed: number; profile: string; date: LocalDate }): string {
@@ -86,8 +84,9 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   if (req.level === 'tick') for (let shard = 0; shard < TICK_SHARDS; shard++) streams.push({ stream: tickStream(req, shard), shard });
   const progress: Progress = { done: 0, total: chunks * streams.length, events: 0 };
   const pending: { stream: string; shard: number; start: number; events: number }[] = [];
+  await deps.progress.caughtUp(); // once: then every stream's progress is known
   for (const s of streams) {
-    const last = await deps.progress.get(s.stream);
+    const last = deps.progress.peek(s.stream);
     progress.done += (last?.chunk ?? -1) + 1;
     progress.events += last?.events ?? 0;
     if ((last?.chunk ?? -1) + 1 < chunks) pending.push({ ...s, start: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
@@ -101,7 +100,7 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   };
   // The daily tier is written by this thread while the tick shards are written by worker threads.
   const daily = pending.find((p) => p.shard < 0);
-  const dailyDone = daily ? produceDaily(deps, req, daily.stream, daily.start, daily.events, chunks, committed, signal) : Promise.resolve();
+  const dailyDone = daily ? produceDaily(deps, req, { ...daily, chunks }, committed, signal) : Promise.resolve();
   const shards = pending.filter((p) => p.shard >= 0);
   // A small pool: at most SHARD_THREADS shards at once, each in its own thread.
   let next = 0;
@@ -118,10 +117,7 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
 async function produceDaily(
   deps: IngestDeps,
   req: SessionRequest,
-  stream: string,
-  start: number,
-  streamEvents: number,
-  chunks: number,
+  pos: StreamPosition,
   committed: (r: ProgressRecord, chunks: number, events: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -129,20 +125,7 @@ async function produceDaily(
   const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-daily`);
   await writer.connect();
   try {
-    let k = start;
-    while (k < chunks) {
-      if (signal?.aborted) throw new Error('backfill aborted');
-      const events: SimEvent[] = [];
-      const first = k;
-      while (k < chunks && events.length < TX_EVENTS) {
-        for (const e of gen.chunk(k)) events.push(e);
-        k++;
-      }
-      streamEvents += events.length;
-      const rec: ProgressRecord = { stream, chunk: k - 1, chunks, events: streamEvents };
-      await writer.commit(events, [rec]);
-      committed(rec, k - first, events.length);
-    }
+    await commitChunks(writer, gen, pos, committed, signal);
   } finally {
     await writer.disconnect();
   }

@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'worker_threads';
 import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
-import type { SimEvent } from '../simulator/events';
 import { ChunkWriter, type ProgressRecord } from './chunk-writer';
-import { marketFor, sessionKey, type SessionRequest, TX_EVENTS } from './session-producer';
+import { commitChunks, type StreamPosition } from './commit-chunks';
+import { marketFor, sessionKey, type SessionRequest } from './session-producer';
 import { shardSymbols } from './shards';
 
 /**
@@ -11,15 +11,10 @@ import { shardSymbols } from './shards';
  * its shard's symbols and commits chunk groups in transactions of its own writer, reporting each
  * commit to the parent, which keeps the overall progress.
  */
-export interface ShardTask {
+export interface ShardTask extends StreamPosition {
   config: Config;
   req: SessionRequest;
   shard: number;
-  stream: string;
-  /** first chunk to produce and events already committed before it */
-  start: number;
-  events: number;
-  chunks: number;
 }
 
 export type ShardMessage = { kind: 'commit'; chunks: number; events: number; record: ProgressRecord } | { kind: 'done' } | { kind: 'error'; message: string };
@@ -32,20 +27,7 @@ async function run(task: ShardTask): Promise<void> {
   const writer = new ChunkWriter(kafka, createRegistry(task.config), task.config.topicPrefix, `ingest-${sessionKey(task.req)}-tick-${task.shard}`);
   await writer.connect();
   try {
-    let k = task.start;
-    let total = task.events;
-    while (k < task.chunks) {
-      const events: SimEvent[] = [];
-      const first = k;
-      while (k < task.chunks && events.length < TX_EVENTS) {
-        for (const e of gen.chunk(k)) events.push(e);
-        k++;
-      }
-      total += events.length;
-      const record: ProgressRecord = { stream: task.stream, chunk: k - 1, chunks: task.chunks, events: total };
-      await writer.commit(events, [record]);
-      post({ kind: 'commit', chunks: k - first, events: events.length, record });
-    }
+    await commitChunks(writer, gen, task, (record, chunks, events) => post({ kind: 'commit', chunks, events, record }));
   } finally {
     await writer.disconnect();
   }

@@ -1,7 +1,7 @@
-import { optionExpiryMs, type LocalDate } from '../../services/domain/calendar';
+import { fromDayNumber, isTradingDay, optionExpiryMs, previousTradingDay, toDayNumber, type LocalDate } from '../../services/domain/calendar';
 import type { Instrument } from '../../services/domain/universe';
 import { osiSymbol } from '../../services/domain/osi';
-import { dailySigma, dayIndexOnOrAfter, MarketModel, TRADING_DAYS } from './market';
+import { dailySigma, dayIndexOnOrAfter, MarketModel } from './market';
 import type { Profile } from './profiles';
 import { seedOf } from './random';
 
@@ -51,18 +51,9 @@ const FAMILY_FACTOR: Record<Family, number> = { DAILY: 0.5, WEEKLY: 0.8, MONTHLY
 /** Trading days for open interest to build up after listing. */
 export const FAMILY_RAMP: Record<Family, number> = { DAILY: 1.5, WEEKLY: 4, MONTHLY: 12, QUARTERLY: 20, LEAPS: 30 };
 
-const MS_DAY = 86_400_000;
-const toDays = (d: LocalDate) => Math.round(Date.parse(`${d}T00:00:00Z`) / MS_DAY);
-const fromDays = (n: number) => new Date(n * MS_DAY).toISOString().slice(0, 10);
-const isTrading = (d: LocalDate) => {
-  const i = dayIndexOnOrAfter(d);
-  return i < TRADING_DAYS.length && TRADING_DAYS[i] === d;
-};
 /** A Friday expiration moves to the previous trading day when the Friday is a holiday. */
 function adjust(d: LocalDate): LocalDate {
-  let n = toDays(d);
-  while (!isTrading(fromDays(n))) n--;
-  return fromDays(n);
+  return isTradingDay(d) ? d : previousTradingDay(d);
 }
 function thirdFriday(year: number, month: number): LocalDate {
   const first = new Date(Date.UTC(year, month - 1, 1)).getUTCDay();
@@ -70,7 +61,7 @@ function thirdFriday(year: number, month: number): LocalDate {
   return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 function lastTradingDayOfMonth(year: number, month: number): LocalDate {
-  return adjust(fromDays(toDays(`${year}-${String(month).padStart(2, '0')}-01`) + new Date(Date.UTC(year, month, 0)).getUTCDate() - 1));
+  return adjust(fromDayNumber(toDayNumber(`${year}-${String(month).padStart(2, '0')}-01`) + new Date(Date.UTC(year, month, 0)).getUTCDate() - 1));
 }
 
 
@@ -113,22 +104,22 @@ export class ChainBook {
 
   /** Expirations listed on trading day `date`, ascending, each with its family and horizon. */
   expirations(inst: Instrument, date: LocalDate): { expiration: LocalDate; family: Family; horizon: number }[] {
-    const d0 = toDays(date);
+    const d0 = toDayNumber(date);
+    const start = new Date(`${date}T00:00:00Z`);
     const found = new Map<LocalDate, { family: Family; horizon: number }>();
     const add = (e: LocalDate, family: Family, horizon: number) => {
-      const n = toDays(e);
+      const n = toDayNumber(e);
       if (n < d0 || n > d0 + horizon) return;
       const prev = found.get(e);
       if (!prev || prev.horizon < horizon) found.set(e, { family, horizon });
     };
     for (const { family, horizon } of this.families(inst)) {
       if (family === 'DAILY') {
-        for (let n = d0; n <= d0 + horizon; n++) if (isTrading(fromDays(n))) add(fromDays(n), family, horizon);
+        for (let n = d0; n <= d0 + horizon; n++) if (isTradingDay(fromDayNumber(n))) add(fromDayNumber(n), family, horizon);
       } else if (family === 'WEEKLY') {
-        const dow = new Date(d0 * MS_DAY).getUTCDay();
-        for (let n = d0 + ((5 - dow + 7) % 7); n <= d0 + horizon + 7; n += 7) add(adjust(fromDays(n)), family, horizon);
+        const dow = start.getUTCDay();
+        for (let n = d0 + ((5 - dow + 7) % 7); n <= d0 + horizon + 7; n += 7) add(adjust(fromDayNumber(n)), family, horizon);
       } else {
-        const start = new Date(d0 * MS_DAY);
         for (let m = 0; m <= Math.ceil(horizon / 28) + 1; m++) {
           const y = start.getUTCFullYear() + Math.floor((start.getUTCMonth() + m) / 12);
           const mo = ((start.getUTCMonth() + m) % 12) + 1;
@@ -146,7 +137,7 @@ export class ChainBook {
     const key = `${inst.symbol}|${expiration}`;
     let list = this.byExpiration.get(key);
     if (list) return list;
-    const firstDay = dayIndexOnOrAfter(fromDays(toDays(expiration) - horizon));
+    const firstDay = dayIndexOnOrAfter(fromDayNumber(toDayNumber(expiration) - horizon));
     const expDay = dayIndexOnOrAfter(expiration);
     const reference = this.model.previousClose(inst, firstDay);
     const sd = dailySigma(inst) * Math.sqrt(252);

@@ -1,6 +1,7 @@
 import { bsmPrice } from '../../services/domain/pricing';
 import type { LocalDate } from '../../services/domain/calendar';
 import type { Instrument } from '../../services/domain/universe';
+import { TRADE_SIDES, type OptionPrint, type TradeSide } from '../../services/domain/order-flow';
 import { OPTION_EXCHANGE_CODES, type OptionExchange } from '../../services/domain/venues';
 import { Contract, FAMILY_RAMP } from './chains';
 import { compactDate } from './events';
@@ -99,9 +100,7 @@ export const enum OrderKind {
 }
 export const ORDER_KIND_NAMES = ['SINGLE', 'SPLIT', 'SWEEP', 'BLOCK'] as const;
 
-export type TradeSide = 'ABOVE_ASK' | 'ASK' | 'MID_MARKET' | 'BID' | 'BELOW_BID';
-const SIDES: readonly TradeSide[] = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'];
-/** Cumulative side weights per order kind (ABOVE_ASK, ASK, MID, BID, BELOW_BID). */
+/** Cumulative side weights per order kind, in TRADE_SIDES order (ABOVE_ASK, ASK, MID, BID, BELOW_BID). */
 const SIDE_WEIGHTS: Record<number, number[]> = {
   [OrderKind.Single]: [3, 36, 60, 94, 100],
   [OrderKind.Split]: [3, 38, 58, 94, 100],
@@ -135,20 +134,6 @@ export function contractOrders(seed: number, c: Contract, date: LocalDate, volum
     else if (size >= 6 && u < 0.22) kind = OrderKind.Split;
     emit(size, kind, seq++, r);
   }
-}
-
-export interface OptionPrintData {
-  id: string;
-  osi: string;
-  ticker: string;
-  time: number;
-  price: number;
-  size: number;
-  exchange: string;
-  conditions: string[];
-  bidPrice: number;
-  askPrice: number;
-  underlyingPrice: number;
 }
 
 function priceForSide(side: TradeSide, q: Nbbo, r: Rand): number {
@@ -199,11 +184,11 @@ export function orderPrints(
   spot: number,
   atmIv: number,
   thin: boolean,
-  out: OptionPrintData[],
+  out: OptionPrint[],
 ): void {
   const r = new Rand(seedOf(seed, 'order', c.osi, date, seq));
   const q = nbbo(c, spot, atmIv, atMs, thin);
-  const side = SIDES[r.pickCumulative(SIDE_WEIGHTS[kind])];
+  const side = TRADE_SIDES[r.pickCumulative(SIDE_WEIGHTS[kind])];
   const idBase = `${c.osi.replace(/ /g, '')}-${compactDate(date)}-${seq}`;
   const home = HOME_EXCHANGE[c.ticker];
   const exchange = () => home ?? OPTION_EXCHANGE_CODES[r.pickCumulative(EXCHANGE_CUM)];

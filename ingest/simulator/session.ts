@@ -6,9 +6,9 @@ import type { SessionContext, SimEvent } from './events';
 import { dayIndex, MarketModel, type SessionPath } from './market';
 import { sessionNews } from './session-news';
 import { haltWindows, sessionNotifications, type HaltWindow } from './notifications';
-import { activity, contractOrders, dailyVolume, nbbo, openInterest, orderPrints, OptionPrintData, OrderKind, quoteSizes } from './options';
+import { activity, contractOrders, dailyVolume, nbbo, openInterest, orderPrints, OrderKind, quoteSizes } from './options';
+import type { OptionPrint } from '../../services/domain/order-flow';
 import type { Profile } from './profiles';
-import { Rand } from './random';
 
 /**
  * One simulated session, cut into fixed chunks so that any part of it can be produced on its own
@@ -217,7 +217,7 @@ class TickTier extends SessionGenerator {
         if (v === 0) continue;
         const halts = this.halts[ii];
         contractOrders(seed, c, date, v, (size, kind, seq, r) => {
-          let t = this.open + sampleSecond(cdf, r) * 1000 + Math.floor(r.next() * 1000);
+          let t = this.open + r.pickCumulative(cdf) * 1000 + Math.floor(r.next() * 1000);
           // An order that would fall in a halt waits for the reopening (within two seconds of it).
           const w = halts.find((h) => t >= h.start && t < h.end);
           if (w) t = Math.min(this.close - 1, w.end + ((t - w.start) % 2_000));
@@ -291,7 +291,7 @@ class TickTier extends SessionGenerator {
       }
     }
     // Option prints of the orders placed in this chunk.
-    const prints: OptionPrintData[] = [];
+    const prints: OptionPrint[] = [];
     for (let j = this.orderStart[k]; j < this.orderStart[k + 1]; j++) {
       const ci = this.orderContract[j];
       const ii = this.contractInst[ci];
@@ -339,8 +339,4 @@ function intradayCdf(seconds: number): Float64Array {
     cdf[t] = acc;
   }
   return cdf;
-}
-
-function sampleSecond(cdf: Float64Array, r: Rand): number {
-  return r.pickCumulative(cdf);
 }

@@ -1,6 +1,6 @@
 import { v5 as uuidV5 } from 'uuid';
 import { daysToExpiration } from '../../services/domain/calendar';
-import { tradeTypeOf, type MoneyType, type SentimentType, type TradeSide, type TradeType } from '../../services/domain/order-flow';
+import { tradeTypeOf, type MoneyType, type OptionPrint, type SentimentType, type TradeSide, type TradeType } from '../../services/domain/order-flow';
 import { parseOsi, type ContractRight } from '../../services/domain/osi';
 import { bsmGreeks, impliedVolatility, type Greeks } from '../../services/domain/pricing';
 
@@ -36,19 +36,8 @@ const LARGE_PREMIUM = 1_000_000;
 /** UUID v5 namespace of unconsolidated row ids (derived from print ids, so stable on replay). */
 export const PRINT_ROW_NAMESPACE = '3c5a2b0e-6f0a-4d53-9a0e-6b1f2f7c9d41';
 
-export interface RawPrint {
-  id: string;
-  osi: string;
-  ticker: string;
-  time: number;
-  price: number;
-  size: number;
-  exchange: string;
-  conditions: string[];
-  bidPrice: number;
-  askPrice: number;
-  underlyingPrice: number;
-}
+/** The raw print an order-flow row is derived from. */
+export type RawPrint = OptionPrint;
 
 export interface PrintContext {
   /** contracts traded in this contract earlier in the session */

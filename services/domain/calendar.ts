@@ -55,7 +55,8 @@ const EARLY_CLOSE_HH = 13;
 
 const LOCAL_DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-function toDayNumber(d: LocalDate): number {
+/** Days since 1970-01-01 of a LocalDate (validated). */
+export function toDayNumber(d: LocalDate): number {
   const m = LOCAL_DATE_RE.exec(d);
   if (!m) throw new RangeError(`Invalid LocalDate (expected yyyy-MM-dd): ${JSON.stringify(d)}`);
   const y = Number(m[1]);
@@ -71,7 +72,8 @@ function dayNumber(year: number, month: number, day: number): number {
   return Math.floor(Date.UTC(year, month - 1, day) / MS_PER_DAY);
 }
 
-function fromDayNumber(n: number): LocalDate {
+/** The LocalDate of a day number (days since 1970-01-01). */
+export function fromDayNumber(n: number): LocalDate {
   return new Date(n * MS_PER_DAY).toISOString().slice(0, 10);
 }
 

@@ -7,6 +7,23 @@ export type TradeSide = (typeof TRADE_SIDES)[number];
 /** Input aliases of the trade sides (accepted in filters, never returned). */
 export const TRADE_SIDE_ALIASES: Record<string, TradeSide> = { AA: 'ABOVE_ASK', A: 'ASK', M: 'MID_MARKET', B: 'BID', BB: 'BELOW_BID' };
 
+/** One option print as the feed reports it (the `option-print` event). */
+export interface OptionPrint {
+  id: string;
+  osi: string;
+  ticker: string;
+  /** trade time, epoch-ms */
+  time: number;
+  price: number;
+  size: number;
+  exchange: string;
+  conditions: string[];
+  /** NBBO and underlying at the print */
+  bidPrice: number;
+  askPrice: number;
+  underlyingPrice: number;
+}
+
 export const MONEY_TYPES = ['ATM', 'ITM', 'OTM'] as const;
 export type MoneyType = (typeof MONEY_TYPES)[number];
 

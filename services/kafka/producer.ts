@@ -1,21 +1,24 @@
 import { CompressionTypes, Kafka, Partitioners, Producer } from 'kafkajs';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
-import { TopicSpec, subjectName, topicName } from '../../schemas/catalog';
+import { TopicSpec, topicName } from '../../schemas/catalog';
+import { WireEncoder } from './encoding';
 
 /**
- * Produces catalog events in the registry's wire format (magic byte + schema id + Avro).
+ * Produces catalog events in the registry's wire format (magic byte + schema id + Avro), encoded
+ * by the same WireEncoder as the transactional ingest writers.
  * Idempotent producer (acks=all, one in-flight request): a retried send is never written twice.
  * The Java-compatible murmur2 partitioner keeps co-partitioning identical to any JVM producer.
  */
 export class EventProducer {
   private readonly producer: Producer;
-  private readonly schemaIds = new Map<string, number>();
+  private readonly encoder: WireEncoder;
 
   constructor(
     kafka: Kafka,
-    private readonly registry: SchemaRegistry,
+    registry: SchemaRegistry,
     private readonly prefix: string,
   ) {
+    this.encoder = new WireEncoder(registry, prefix);
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
@@ -34,23 +37,11 @@ export class EventProducer {
     return this.producer.disconnect();
   }
 
-  private async schemaId(spec: TopicSpec): Promise<number> {
-    const subject = subjectName(spec, this.prefix);
-    let id = this.schemaIds.get(subject);
-    if (id === undefined) {
-      id = await this.registry.getLatestSchemaId(subject);
-      this.schemaIds.set(subject, id);
-    }
-    return id;
-  }
-
   /** Encodes and sends events of one topic; resolves once the broker has acknowledged all. */
   async send(spec: TopicSpec, events: readonly Record<string, unknown>[]): Promise<void> {
     if (!events.length) return;
-    const id = await this.schemaId(spec);
-    const messages = await Promise.all(
-      events.map(async (e) => ({ key: spec.key(e), value: await this.registry.encode(id, e) })),
-    );
+    await this.encoder.prepare([spec]);
+    const messages = events.map((e) => ({ key: spec.key(e), value: this.encoder.encode(spec, e) }));
     await this.producer.send({ topic: topicName(spec, this.prefix), messages, acks: -1, compression: CompressionTypes.None });
   }
 }

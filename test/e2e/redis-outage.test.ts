@@ -10,12 +10,8 @@ import { testConfig, waitFor } from '../support/env';
 import { TEST_KEY_SECRET, startApi } from '../support/http';
 import { spawnApi } from '../support/raw-http';
 
-/**
- * Redis briefly gone: the API answers 503 problems with Retry-After instead of crashing or
- * hanging, and serves again by itself once Redis is back. Uses a private redis-server so the
- * shared test stack is not disturbed.
- */
-it('answers 503 while Redis is down and recovers when it returns', async () => {
+/** A private redis-server on a free port (stopped and started by the test), and how to start it. */
+async function privateRedis() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-redis-outage-'));
   const port = await freePort();
   const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port });
@@ -24,6 +20,16 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
     await redis.start();
     await waitUntil('redis', () => redis.ready(), { timeoutMs: 15_000 });
   };
+  return { redis, up, dir };
+}
+
+/**
+ * Redis briefly gone: the API answers 503 problems with Retry-After instead of crashing or
+ * hanging, and serves again by itself once Redis is back. Uses a private redis-server so the
+ * shared test stack is not disturbed.
+ */
+it('answers 503 while Redis is down and recovers when it returns', async () => {
+  const { redis, up, dir } = await privateRedis();
   await up();
   const api = await startApi({ ...testConfig('outage'), redisUrl: redis.url });
   try {
@@ -57,14 +63,7 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
  * then survives a second outage. The quota's Redis store recovers with it.
  */
 it('an API process started while Redis is down stays up, answers 503, and recovers by itself, twice', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-redis-outage-'));
-  const port = await freePort();
-  const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port });
-  redis.prepare(() => {});
-  const up = async () => {
-    await redis.start();
-    await waitUntil('redis', () => redis.ready(), { timeoutMs: 15_000 });
-  };
+  const { redis, up, dir } = await privateRedis();
   const config = { ...testConfig('outage-proc'), redisUrl: redis.url };
   // A key and a built view, persisted by Redis' append-only file across its restarts.
   await up();
