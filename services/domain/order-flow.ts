@@ -1,3 +1,4 @@
+import type { Greeks } from './pricing';
 /**
  * Value sets of option order-flow rows. The spec names the trade sides and money types; the
  * others are "not shown" there and are this service's documented choices (README).
@@ -41,4 +42,119 @@ export function tradeTypeOf(conditions: readonly string[]): TradeType {
     if (t) return t;
   }
   return 'OTHER';
+}
+
+/**
+ * Consolidation (README "Order-flow consolidation"): prints of one contract, one session and
+ * one direction (buying: ASK/ABOVE_ASK, selling: BID/BELOW_BID, MID_MARKET on its own) whose
+ * consecutive trade times are at most CONSOLIDATION_GAP_MS apart form one consolidated trade:
+ * SWEEP when it spans two or more exchanges, SPLIT when it has several prints on one exchange,
+ * BLOCK when it is one print of at least BLOCK_MIN_SIZE contracts, SINGLE otherwise. Every print
+ * belongs to exactly one consolidated trade. A golden sweep is a buying SWEEP (at or above the
+ * ask) worth at least GOLDEN_SWEEP_PREMIUM.
+ */
+export const CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
+export type ConsolidationType = (typeof CONSOLIDATION_TYPES)[number];
+export const CONSOLIDATION_GAP_MS = 500;
+export const BLOCK_MIN_SIZE = 100;
+export const GOLDEN_SWEEP_PREMIUM = 1_000_000;
+/** Open-interest rules joined by the projectors (see projections/order-flow). */
+export const UNUSUAL_PREMIUM = 25_000;
+export const LARGE_PREMIUM = 1_000_000;
+
+export type Direction = 'BUY' | 'SELL' | 'MID';
+export function directionOf(side: TradeSide): Direction {
+  return side === 'ASK' || side === 'ABOVE_ASK' ? 'BUY' : side === 'BID' || side === 'BELOW_BID' ? 'SELL' : 'MID';
+}
+
+/** The greeks of a row: services/domain/pricing.ts Greeks (trader units). */
+export type GreeksRecord = Greeks;
+
+export interface Moneyness {
+  degree: number;
+  degreeInPercent: number;
+  moneyType: MoneyType;
+}
+
+/** Fields of both derived events (schemas/enriched-print.avsc, consolidated-trade.avsc). */
+export interface OrderFlowCommon {
+  /** 2-digit source partition + 8-char base36 source offset of the (first) print. */
+  rowKey: string;
+  id: string;
+  sessionDate: string;
+  osi: string;
+  ticker: string;
+  contractType: 'CALL' | 'PUT';
+  strikePrice: number;
+  expirationDate: string;
+  dte: number;
+  premium: number;
+  size: number;
+  volume: number;
+  stockPrice: number;
+  askPrice: number;
+  bidPrice: number;
+  bidAskSpread: number;
+  optionPrice: number;
+  impliedVolatility: number | null;
+  greeks: GreeksRecord | null;
+  moneyness: Moneyness;
+  tradeSideCode: TradeSide;
+  sentimentType: SentimentType;
+  tradeType: string;
+  isETF: boolean;
+  isIndex: boolean;
+  sector: string;
+  industry: string;
+  exchange: string;
+  tradeTime: number;
+}
+
+/** The `enriched-print` event. */
+export interface EnrichedPrintEvent extends OrderFlowCommon {
+  printId: string;
+}
+
+export interface ComprisingTrade {
+  id: string;
+  osi: string;
+  tradeTime: number;
+  exchange: string;
+  optionPrice: number;
+  size: number;
+  premium: number;
+  tradeSideCode: TradeSide;
+  bidPrice: number;
+  askPrice: number;
+}
+
+/** The `consolidated-trade` event: one version of a consolidated trade. */
+export interface ConsolidatedTradeEvent extends OrderFlowCommon {
+  version: number;
+  tradeConsolidationType: ConsolidationType;
+  isGoldenSweep: boolean;
+  lastTradeTime: number;
+  comprisingTrades: ComprisingTrade[];
+}
+
+/** Fields that depend on the start-of-session open interest (joined by the projectors). */
+export interface OpenInterestFlags {
+  openInterest: number;
+  isOpeningPosition: boolean;
+  isVolumeGreaterThanOpenInterest: boolean;
+  isUnusual: boolean;
+}
+
+export function openInterestFlags(r: { size: number; volume: number; premium: number }, openInterest: number): OpenInterestFlags {
+  return {
+    openInterest,
+    isOpeningPosition: r.size > openInterest,
+    isVolumeGreaterThanOpenInterest: r.volume > openInterest,
+    isUnusual: (r.size > openInterest && r.premium >= UNUSUAL_PREMIUM) || r.premium >= LARGE_PREMIUM,
+  };
+}
+
+/** rowKey of a source print: its partition and offset, fixed width so it sorts as (partition, offset). */
+export function rowKeyOf(partition: number, offset: number): string {
+  return `${String(partition).padStart(2, '0')}${offset.toString(36).padStart(8, '0')}`;
 }

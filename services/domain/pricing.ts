@@ -137,27 +137,63 @@ export function bsmGreeks(o: BsmInputs): Greeks {
   };
 }
 
+/** The volatility-independent terms of one implied-volatility solve (and the last d1). */
+interface IvTerms {
+  call: boolean;
+  seq: number;
+  ker: number;
+  sqrtT: number;
+  logSK: number;
+  rq: number;
+  t: number;
+  d1: number;
+}
+const SQRT_2PI = Math.sqrt(2 * Math.PI);
+
+/** bsmPrice at `vol` from the precomputed terms (the same expressions, in the same order). */
+function priceAt(c: IvTerms, vol: number): number {
+  const sq = vol * c.sqrtT;
+  const d1 = (c.logSK + (c.rq + (vol * vol) / 2) * c.t) / sq;
+  c.d1 = d1;
+  const d2 = d1 - sq;
+  return c.call ? c.seq * normCdf(d1) - c.ker * normCdf(d2) : c.ker * normCdf(-d2) - c.seq * normCdf(-d1);
+}
+
 /**
  * The volatility at which bsmPrice equals `price`, or null when no volatility in (0, 5] can
  * produce it (a price below the discounted intrinsic value or above the no-arbitrage bound).
  * Newton's method from the Brenner-Subrahmanyam guess, falling back to bisection whenever a step
  * leaves the bracket, so it converges also deep in or out of the money where vega vanishes.
+ *
+ * The order-flow processor solves this twice per print, so the iteration is written on scalars:
+ * the terms that do not depend on the volatility are computed once, and price and vega share
+ * d1. Every expression is the one bsmPrice and bsmGreeks evaluate, in the same order, so the
+ * result is bit for bit what iterating with those functions gives (unit-tested).
  */
 export function impliedVolatility(price: number, o: Omit<BsmInputs, 'vol'>, tolerance = 1e-10): number | null {
-  if (!(price > 0) || !(o.t > 0)) return null;
-  const lowBound = bsmPrice({ ...o, vol: 0 });
-  const highBound = o.right === 'CALL' ? o.spot * Math.exp(-o.dividend * o.t) : o.strike * Math.exp(-o.rate * o.t);
+  const { spot: s, strike: k, t, rate: r, dividend: q } = o;
+  if (!(price > 0) || !(t > 0)) return null;
+  const call = o.right === 'CALL';
+  const eq = Math.exp(-q * t);
+  const er = Math.exp(-r * t);
+  const seq = s * eq;
+  const ker = k * er;
+  // bsmPrice at zero volatility (the discounted forward intrinsic value) and the upper bound.
+  const lowBound = Math.max(0, call ? s * Math.exp(-q * Math.max(t, 0)) - k * Math.exp(-r * Math.max(t, 0)) : k * Math.exp(-r * Math.max(t, 0)) - s * Math.exp(-q * Math.max(t, 0)));
+  const highBound = call ? seq : ker;
   if (price <= lowBound || price >= highBound) return null;
+  const c: IvTerms = { call, seq, ker, sqrtT: Math.sqrt(t), logSK: Math.log(s / k), rq: r - q, t, d1: 0 };
   let lo = 1e-6;
   let hi = 5;
-  if (bsmPrice({ ...o, vol: hi }) < price) return null;
-  let v = Math.min(hi, Math.max(0.01, Math.sqrt((2 * Math.PI) / o.t) * (price / o.spot)));
+  if (priceAt(c, hi) < price) return null;
+  let v = Math.min(hi, Math.max(0.01, Math.sqrt((2 * Math.PI) / t) * (price / s)));
   for (let i = 0; i < 100; i++) {
-    const diff = bsmPrice({ ...o, vol: v }) - price;
+    const diff = priceAt(c, v) - price;
     if (Math.abs(diff) < tolerance) return v;
     if (diff > 0) hi = v;
     else lo = v;
-    const vega = bsmGreeks({ ...o, vol: v }).vega * 100;
+    // bsmGreeks' vega (per volatility point) times 100, with d1 of this volatility.
+    const vega = ((seq * (Math.exp((-c.d1 * c.d1) / 2) / SQRT_2PI) * c.sqrtT) / 100) * 100;
     let next = vega > 1e-12 ? v - diff / vega : NaN;
     if (!(next > lo && next < hi)) next = (lo + hi) / 2;
     if (Math.abs(next - v) < 1e-14) return v;

@@ -1,4 +1,4 @@
-import { bsmGreeks, bsmPrice, impliedVolatility, normCdf } from '../../services/domain/pricing';
+import { bsmGreeks, bsmPrice, impliedVolatility, normCdf, type BsmInputs } from '../../services/domain/pricing';
 import { osiSymbol, parseOsi } from '../../services/domain/osi';
 
 describe('normal CDF', () => {
@@ -120,6 +120,40 @@ describe('implied volatility', () => {
           }
         }
       }
+    }
+  });
+
+  it('is bit for bit the Newton/bisection iteration over bsmPrice and bsmGreeks (the scalar rewrite changes no value)', () => {
+    // The solver as first written, iterating with the public functions.
+    const reference = (price: number, o: Omit<BsmInputs, 'vol'>, tolerance = 1e-10): number | null => {
+      if (!(price > 0) || !(o.t > 0)) return null;
+      const lowBound = bsmPrice({ ...o, vol: 0 });
+      const highBound = o.right === 'CALL' ? o.spot * Math.exp(-o.dividend * o.t) : o.strike * Math.exp(-o.rate * o.t);
+      if (price <= lowBound || price >= highBound) return null;
+      let lo = 1e-6;
+      let hi = 5;
+      if (bsmPrice({ ...o, vol: hi }) < price) return null;
+      let v = Math.min(hi, Math.max(0.01, Math.sqrt((2 * Math.PI) / o.t) * (price / o.spot)));
+      for (let i = 0; i < 100; i++) {
+        const diff = bsmPrice({ ...o, vol: v }) - price;
+        if (Math.abs(diff) < tolerance) return v;
+        if (diff > 0) hi = v;
+        else lo = v;
+        const vega = bsmGreeks({ ...o, vol: v }).vega * 100;
+        let next = vega > 1e-12 ? v - diff / vega : NaN;
+        if (!(next > lo && next < hi)) next = (lo + hi) / 2;
+        if (Math.abs(next - v) < 1e-14) return v;
+        v = next;
+      }
+      return v;
+    };
+    let s = 12345;
+    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 20_000; i++) {
+      const spot = 5 + rnd() * 1000;
+      const o = { right: rnd() < 0.5 ? ('CALL' as const) : ('PUT' as const), spot, strike: spot * (0.5 + rnd()), t: rnd() < 0.1 ? 0 : rnd() * 2, rate: 0.045, dividend: rnd() < 0.5 ? 0 : 0.013 };
+      const price = rnd() < 0.8 ? bsmPrice({ ...o, vol: 0.05 + rnd() }) * (0.98 + rnd() * 0.04) : rnd() * spot * 0.3;
+      expect(Object.is(impliedVolatility(price, o), reference(price, o))).toBe(true);
     }
   });
 
