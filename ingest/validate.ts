@@ -116,7 +116,7 @@ export function validateEvent(envelope: unknown): Validated {
   if (Object.keys(rest).length) return { ok: false, reason: `unexpected field(s) ${Object.keys(rest).join(', ')} beside type and data` };
   if (typeof type !== 'string') return { ok: false, reason: 'type must be a string' };
   const spec = topicFor(type);
-  if (!spec || spec.internal) return { ok: false, reason: `unknown event type ${JSON.stringify(type)} (known: ${TOPICS.filter((t) => !t.internal).map((t) => t.eventType).join(', ')})` };
+  if (!spec || spec.internal || spec.derived) return { ok: false, reason: `unknown event type ${JSON.stringify(type)} (known: ${TOPICS.filter((t) => !t.internal && !t.derived).map((t) => t.eventType).join(', ')})` };
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, reason: 'data must be an object' };
   const t = avroTypeOf(spec);
   // Fill schema defaults (e.g. body: null) so a minimal line is accepted like the registry would.

@@ -25,7 +25,9 @@ export type EventType =
   | 'equity-print'
   | 'exchange-notification'
   | 'news'
-  | 'ingest-progress';
+  | 'ingest-progress'
+  | 'enriched-print'
+  | 'consolidated-trade';
 
 export interface TopicSpec {
   /** Event type used by file import lines ({"type": ..., "data": ...}). */
@@ -44,6 +46,8 @@ export interface TopicSpec {
   schemaFile: string;
   /** Internal bookkeeping topics are not accepted from import files. */
   internal?: boolean;
+  /** Derived topics are written only by processors; import files cannot feed them either. */
+  derived?: boolean;
 }
 
 const byTicker = (e: Record<string, unknown>) => String(e.ticker);
@@ -106,6 +110,10 @@ export const TOPICS: readonly TopicSpec[] = [
     schemaFile: 'ingest-progress.avsc',
     internal: true,
   },
+  // Derived by the order-flow processor (projections/order-flow-processor); co-partitioned with
+  // the market topics so partition p of the derived topics holds the same tickers.
+  { ...market('enriched-print', 'derived.order-flow.prints', 'enriched-print.avsc'), derived: true },
+  { ...market('consolidated-trade', 'derived.order-flow.consolidated', 'consolidated-trade.avsc'), derived: true },
 ];
 
 export function topicFor(eventType: string): TopicSpec | undefined {

@@ -1,4 +1,5 @@
 import { bsmPrice } from '../../services/domain/pricing';
+import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
 import type { LocalDate } from '../../services/domain/calendar';
 import type { Instrument } from '../../services/domain/universe';
 import { TRADE_SIDES, type OptionPrint, type TradeSide } from '../../services/domain/order-flow';
@@ -18,12 +19,7 @@ import { Rand, seedOf } from './random';
  * interest is never negative and its change never exceeds the day's volume.
  */
 
-export const RISK_FREE_RATE = 0.045;
-/** Continuous dividend yields of the names that pay enough to matter; others 0. */
-const DIVIDENDS: Record<string, number> = { SPY: 0.013, SPX: 0.013, DIA: 0.017, IWM: 0.011, QQQ: 0.006, NDX: 0.006, XLE: 0.033, XLU: 0.029, XOM: 0.034, JPM: 0.022, KO: 0.029, PG: 0.024, T: 0.042, VZ: 0.061 };
-export function dividendYield(symbol: string): number {
-  return DIVIDENDS[symbol] ?? 0;
-}
+export { RISK_FREE_RATE, dividendYield };
 
 export function openInterest(c: Contract, day: number): number {
   if (day < c.firstDay || day > c.expDay) return 0;

@@ -1,4 +1,4 @@
-import { CompressionTypes, Kafka, Partitioners, Producer } from 'kafkajs';
+import { CompressionTypes, Kafka, Partitioners, Producer, RecordMetadata } from 'kafkajs';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { TopicSpec, topicName } from '../../schemas/catalog';
 import { WireEncoder } from './encoding';
@@ -37,11 +37,11 @@ export class EventProducer {
     return this.producer.disconnect();
   }
 
-  /** Encodes and sends events of one topic; resolves once the broker has acknowledged all. */
-  async send(spec: TopicSpec, events: readonly Record<string, unknown>[]): Promise<void> {
-    if (!events.length) return;
+  /** Encodes and sends events of one topic; resolves once the broker has acknowledged all (with where they went). */
+  async send(spec: TopicSpec, events: readonly Record<string, unknown>[]): Promise<RecordMetadata[]> {
+    if (!events.length) return [];
     await this.encoder.prepare([spec]);
     const messages = events.map((e) => ({ key: spec.key(e), value: this.encoder.encode(spec, e) }));
-    await this.producer.send({ topic: topicName(spec, this.prefix), messages, acks: -1, compression: CompressionTypes.None });
+    return this.producer.send({ topic: topicName(spec, this.prefix), messages, acks: -1, compression: CompressionTypes.None });
   }
 }

@@ -36,3 +36,48 @@ export async function readCommitted(kafka: Kafka, topics: string[], keep?: (topi
   await consumer.disconnect();
   return counts;
 }
+
+export interface CommittedRecord {
+  partition: number;
+  offset: number;
+  key: string | null;
+  value: Buffer | null;
+  timestamp: number;
+}
+
+/**
+ * Every committed record of one topic (read_committed, from the beginning, to the tail as of the
+ * call), per partition in offset order.
+ */
+export async function readCommittedRecords(kafka: Kafka, topic: string): Promise<Map<number, CommittedRecord[]>> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
+  await admin.disconnect();
+  const out = new Map<number, CommittedRecord[]>([...ends.keys()].map((p) => [p, []]));
+  const seen = new Map<number, number>();
+  const consumer = kafka.consumer({ groupId: `records-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  consumer.on(consumer.events.END_BATCH_PROCESS, (e) => seen.set(e.payload.partition, Math.max(seen.get(e.payload.partition) ?? -1, Number(e.payload.lastOffset))));
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch }) => {
+      const list = out.get(batch.partition)!;
+      for (const m of batch.messages) {
+        const offset = Number(m.offset);
+        // A rebalance can redeliver a range; keep each offset once, in order.
+        if (list.length && list[list.length - 1].offset >= offset) continue;
+        list.push({ partition: batch.partition, offset, key: m.key ? m.key.toString() : null, value: m.value, timestamp: Number(m.timestamp) });
+      }
+    },
+  });
+  const done = () => [...ends].every(([p, high]) => high === 0 || (seen.get(p) ?? -1) >= high - 1);
+  const deadline = Date.now() + 120_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${topic} not read to its end within 120 s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await consumer.disconnect();
+  return out;
+}
