@@ -1,8 +1,9 @@
 import { newsProjection } from './news/projection';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from './order-flow/projections';
 import type { Projection } from './runtime/projection';
 
 /** Every view family this codebase projects; `npm run projector` runs them all by default. */
-export const PROJECTIONS: readonly Projection[] = [newsProjection];
+export const PROJECTIONS: readonly Projection[] = [newsProjection, orderFlowPrintsProjection, orderFlowConsolidatedProjection];
 
 export function projectionByView(view: string): Projection | undefined {
   return PROJECTIONS.find((p) => p.view === view);

@@ -2,55 +2,104 @@ import type Redis from 'ioredis';
 
 /**
  * Scatter-gather over lexicographic index zsets (all scores 0, members that sort as the rows
- * should). Each source is one zset of one partition; the merge yields members in descending
- * order across all sources, fetching each source lazily in growing chunks, and drops a member
- * seen from two sources (an article in two ticker indexes of its partition).
+ * should). Each source is one zset of one partition (and, for per-session views, one session);
+ * the merge yields members in ascending or descending order across all sources, fetching each
+ * source lazily in growing chunks, and drops a member seen from two sources (an article in two
+ * ticker indexes of its partition).
  */
 
 export interface LexSource {
   partition: number;
   key: string;
+  /** Lower BYLEX bound of this source ("[m", "(m" or "-"); the merge's own when absent. */
+  min?: string;
+  /** Upper BYLEX bound of this source ("[m", "(m" or "+"); the merge's own when absent. */
+  max?: string;
+  /** Free label carried to the hits (e.g. the session a per-session key belongs to). */
+  tag?: string;
 }
 
 export interface LexHit {
   partition: number;
   member: string;
+  source: LexSource;
 }
 
 interface Cursor {
   src: LexSource;
   buf: string[];
   pos: number;
-  /** Exclusive upper bound for the next fetch, as a ZRANGE BYLEX bound ("(member" or "+"). */
-  upper: string;
+  /** Remaining BYLEX range; the bound on the walking side moves past each fetched chunk. */
+  min: string;
+  max: string;
   done: boolean;
   chunk: number;
 }
 
-export class DescendingLexMerge {
+export interface LexMergeOptions {
+  descending: boolean;
+  /** Default lower bound of every source ("-" when absent). */
+  min?: string;
+  /** Default upper bound of every source ("+" when absent). */
+  max?: string;
+  firstChunk: number;
+  maxChunk?: number;
+}
+
+/** Tighter of two BYLEX lower bounds ("-", "[m" or "(m"). */
+export function tighterMin(a: string, b: string): string {
+  if (a === '-') return b;
+  if (b === '-') return a;
+  const ma = a.slice(1);
+  const mb = b.slice(1);
+  if (ma !== mb) return ma > mb ? a : b;
+  return a[0] === '(' ? a : b;
+}
+
+/** Tighter of two BYLEX upper bounds ("+", "[m" or "(m"). */
+export function tighterMax(a: string, b: string): string {
+  if (a === '+') return b;
+  if (b === '+') return a;
+  const ma = a.slice(1);
+  const mb = b.slice(1);
+  if (ma !== mb) return ma < mb ? a : b;
+  return a[0] === '(' ? a : b;
+}
+
+/** True when no member can lie between the bounds. */
+export function emptyLexRange(min: string, max: string): boolean {
+  if (min === '-' || max === '+') return false;
+  const a = min.slice(1);
+  const b = max.slice(1);
+  return a > b || (a === b && (min[0] === '(' || max[0] === '('));
+}
+
+export class LexMerge {
   private readonly cursors: Cursor[];
+  private readonly maxChunk: number;
+  private readonly descending: boolean;
   private last: string | null = null;
   private primed = false;
 
-  /**
-   * @param upper exclusive/inclusive BYLEX bound where the walk starts ("(m", "[m" or "+")
-   * @param lower BYLEX bound where it ends ("[m", "(m" or "-")
-   */
   constructor(
     private readonly redis: Redis,
     sources: LexSource[],
-    upper: string,
-    private readonly lower: string,
-    firstChunk: number,
-    private readonly maxChunk = 2_000,
+    o: LexMergeOptions,
   ) {
-    this.cursors = sources.map((src) => ({ src, buf: [], pos: 0, upper, done: false, chunk: firstChunk }));
+    this.descending = o.descending;
+    this.maxChunk = o.maxChunk ?? 2_000;
+    this.cursors = sources
+      .map((src) => ({ src, buf: [], pos: 0, min: src.min ?? o.min ?? '-', max: src.max ?? o.max ?? '+', done: false, chunk: o.firstChunk }))
+      .filter((c) => !emptyLexRange(c.min, c.max));
   }
 
   private async fill(cs: Cursor[]): Promise<void> {
     if (!cs.length) return;
     const pipe = this.redis.pipeline();
-    for (const c of cs) pipe.zrange(c.src.key, c.upper, this.lower, 'BYLEX', 'REV', 'LIMIT', 0, c.chunk);
+    for (const c of cs) {
+      if (this.descending) pipe.zrange(c.src.key, c.max, c.min, 'BYLEX', 'REV', 'LIMIT', 0, c.chunk);
+      else pipe.zrange(c.src.key, c.min, c.max, 'BYLEX', 'LIMIT', 0, c.chunk);
+    }
     const res = await pipe.exec();
     cs.forEach((c, i) => {
       const [err, members] = res![i];
@@ -59,31 +108,53 @@ export class DescendingLexMerge {
       c.buf = list;
       c.pos = 0;
       if (list.length < c.chunk) c.done = true;
-      if (list.length) c.upper = `(${list[list.length - 1]}`;
+      if (list.length) {
+        const after = `(${list[list.length - 1]}`;
+        if (this.descending) c.max = after;
+        else c.min = after;
+      }
       c.chunk = Math.min(c.chunk * 2, this.maxChunk);
     });
   }
 
-  /** Up to `n` next hits in descending member order (fewer only when every source is exhausted). */
+  /** Up to `n` next hits in merge order (fewer only when every source is exhausted). */
   async next(n: number): Promise<LexHit[]> {
     if (!this.primed) {
       await this.fill(this.cursors);
       this.primed = true;
     }
     const out: LexHit[] = [];
+    const desc = this.descending;
     while (out.length < n) {
       const empty = this.cursors.filter((c) => c.pos >= c.buf.length && !c.done);
       if (empty.length) await this.fill(empty);
       let best: Cursor | null = null;
       for (const c of this.cursors) {
-        if (c.pos < c.buf.length && (!best || c.buf[c.pos] > best.buf[best.pos])) best = c;
+        if (c.pos >= c.buf.length) continue;
+        if (!best) best = c;
+        else {
+          const m = c.buf[c.pos];
+          const b = best.buf[best.pos];
+          if (desc ? m > b : m < b) best = c;
+        }
       }
       if (!best) break;
       const member = best.buf[best.pos++];
       if (member === this.last) continue;
       this.last = member;
-      out.push({ partition: best.src.partition, member });
+      out.push({ partition: best.src.partition, member, source: best.src });
     }
     return out;
+  }
+}
+
+/** The news walk: descending between `upper` and `lower` (kept for its callers). */
+export class DescendingLexMerge extends LexMerge {
+  /**
+   * @param upper exclusive/inclusive BYLEX bound where the walk starts ("(m", "[m" or "+")
+   * @param lower BYLEX bound where it ends ("[m", "(m" or "-")
+   */
+  constructor(redis: Redis, sources: LexSource[], upper: string, lower: string, firstChunk: number, maxChunk = 2_000) {
+    super(redis, sources, { descending: true, min: lower, max: upper, firstChunk, maxChunk });
   }
 }

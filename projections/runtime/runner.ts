@@ -5,7 +5,7 @@ import { topicName } from '../../schemas/catalog';
 import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
 import { ProjectorMetrics } from '../../services/metrics/projector';
-import { applyAtomically, readAppliedOffset, recordSeenOffset } from './atomic-apply';
+import { applyAtomically, readAppliedOffset, readAppliedOffsets, recordSeenOffset } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
 export interface RunnerOptions {
@@ -156,8 +156,17 @@ export class ProjectionRunner {
         });
       }
       const last = events[events.length - 1].offset;
-      const ops = await this.o.projection.project(events, keys, this.o.redis);
-      const res = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops);
+      // A multi-topic projection reads what its other topics wrote: the chunk is applied only if
+      // none of them moved since (else computed again on the new state; atomic-apply.ts).
+      const otherTopics = this.topics.filter((t) => t !== topic);
+      let res;
+      for (;;) {
+        const others = await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);
+        const ops = await this.o.projection.project(events, keys, this.o.redis);
+        res = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops, others);
+        if (!res.conflict) break;
+        if (!isRunning() || isStale()) return;
+      }
       if (!res.applied) {
         // Someone else moved this partition's view on (a redelivery after a rebalance): take its
         // offset and let the next fetch continue from there.

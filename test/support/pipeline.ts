@@ -11,6 +11,7 @@ import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
 import { newsProjection } from '../../projections/news/projection';
 import { ViewProjector } from '../../projections/runtime/view-projector';
+import type { Projection } from '../../projections/runtime/projection';
 import { caughtUp, viewLag } from '../../projections/runtime/versions';
 import { waitFor } from './env';
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
@@ -21,8 +22,10 @@ export interface TestPipeline {
   producer: EventProducer;
   newsTopic: string;
   newsSpec: TopicSpec;
-  newProjector(keyPrefix?: string): ViewProjector;
-  waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number): Promise<void>;
+  /** A projector of `projection` (news by default) into `keyPrefix`. */
+  newProjector(keyPrefix?: string, projection?: Projection): ViewProjector;
+  /** Waits until `projection`'s view (news by default) has applied everything on its topics. */
+  waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number, projection?: Projection): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,13 +49,14 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
     producer,
     newsTopic,
     newsSpec,
-    newProjector(keyPrefix = config.keyPrefix) {
-      const p = new ViewProjector({ kafka, registry, redis, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix, log });
+    newProjector(keyPrefix = config.keyPrefix, projection = newsProjection) {
+      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log });
       projectors.push(p);
       return p;
     },
-    async waitCaughtUp(version, keyPrefix = config.keyPrefix, timeoutMs = 60_000) {
-      await waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, [newsTopic], keyPrefix, 'news', version)), timeoutMs, 200);
+    async waitCaughtUp(version, keyPrefix = config.keyPrefix, timeoutMs = 60_000, projection = newsProjection) {
+      const topics = projection.topics.map((t) => topicName(t, config.topicPrefix));
+      await waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, topics, keyPrefix, projection.view, version)), timeoutMs, 200);
     },
     async close() {
       for (const p of projectors) await p.stop();

@@ -1,0 +1,239 @@
+import type Redis from 'ioredis';
+import { topicFor, type TopicSpec } from '../../schemas/catalog';
+import { openInterestFlags, type OrderFlowCommon } from '../../services/domain/order-flow';
+import type { PartitionKeys } from '../../services/views/keys';
+import {
+  STAT_FIELDS,
+  decodeRow,
+  encodeRow,
+  openInterestField,
+  orderFlowKeys,
+  parseIndexMember,
+  premiumCents,
+  rowIndexEntries,
+  statField,
+  type OrderFlowKeys,
+  type OrderFlowRow,
+} from '../../services/views/order-flow';
+import type { RedisOp } from '../runtime/atomic-apply';
+import type { Projection, SourceEvent } from '../runtime/projection';
+
+/**
+ * The writer shared by both order-flow views (services/views/order-flow.ts has the key layout).
+ *
+ * Rows are upserted by rowKey: within a chunk only the last event of a rowKey counts, and it is
+ * compared with the stored row — the old row's index entries that the new one does not have are
+ * removed, the new ones added, and the statistics counters move by the difference of the two
+ * rows' contributions. So an unchanged redelivery writes nothing, and a consolidated trade's
+ * versions replace one another exactly.
+ *
+ * Open-interest join: `oi:<D>:<root+expiry>` hashes hold the start-of-session open interest per
+ * contract. A row takes
+ * the value present when it is projected (0 when none); an open-interest event that changes the
+ * value re-derives the flags of the rows of that contract already stored (found through the
+ * `<D>:os:<osi>` index) and moves them in or out of `<D>:un`. The final view is therefore the
+ * same function of (rows, open interest) whatever the interleaving of the two topics. The
+ * runtime serialises chunks of the two topics of one partition (atomic-apply.ts).
+ *
+ * Counters: every touched statistics hash gets all STAT_FIELDS (HINCRBY by the net change, 0
+ * included), so which fields exist never depends on the history, only on which hashes have rows.
+ */
+
+export interface OrderFlowViewSpec<E extends OrderFlowCommon> {
+  view: string;
+  /** The derived topic of the rows. */
+  rows: TopicSpec;
+  /** The stored row of an event, joined with the contract's open interest. */
+  toRow(e: E, openInterest: number): OrderFlowRow;
+  /** Stored comprising trades of an event (consolidated view), if any. */
+  comprising?(e: E): string;
+}
+
+interface OpenInterestEvent {
+  osi: string;
+  sessionDate: string;
+  openInterest: number;
+}
+
+const OPEN_INTEREST = topicFor('open-interest')!;
+
+/** Collects a chunk's writes: index diffs, row writes and net counter changes. */
+class ChunkWriter {
+  readonly ops: RedisOp[] = [];
+  private readonly counters = new Map<string, Map<string, number>>();
+  private readonly sessions = new Set<string>();
+
+  constructor(private readonly k: OrderFlowKeys) {}
+
+  /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
+  upsert(old: OrderFlowRow | null, next: OrderFlowRow, nextJson: string, counters: boolean): void {
+    const before = old ? rowIndexEntries(this.k, old) : [];
+    const after = rowIndexEntries(this.k, next);
+    const had = new Set(before.map(([key, m]) => `${key}\n${m}`));
+    const has = new Set(after.map(([key, m]) => `${key}\n${m}`));
+    for (const [key, m] of before) if (!has.has(`${key}\n${m}`)) this.ops.push(['ZREM', key, m]);
+    for (const [key, m] of after) if (!had.has(`${key}\n${m}`)) this.ops.push(['ZADD', key, '0', m]);
+    this.ops.push(['HSET', this.k.rows(next.sessionDate), next.rowKey, nextJson]);
+    if (counters) {
+      if (old) this.count(old, -1);
+      this.count(next, 1);
+      this.sessions.add(next.sessionDate);
+    }
+  }
+
+  private count(r: OrderFlowRow, sign: 1 | -1): void {
+    for (const key of [this.k.stats(r.sessionDate), this.k.tickerStats(r.sessionDate, r.ticker)]) {
+      let c = this.counters.get(key);
+      if (!c) this.counters.set(key, (c = new Map()));
+      const add = (f: string, v: number) => c!.set(f, (c!.get(f) ?? 0) + sign * v);
+      add(statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
+      add(statField(r.contractType, r.tradeSideCode, 'n'), 1);
+      add(statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+    }
+  }
+
+  finish(): RedisOp[] {
+    for (const [key, c] of this.counters) for (const f of STAT_FIELDS) this.ops.push(['HINCRBY', key, f, String(c.get(f) ?? 0)]);
+    for (const d of this.sessions) this.ops.push(['ZADD', this.k.sessions, '0', d]);
+    return this.ops;
+  }
+}
+
+function groupBy<T>(items: Iterable<T>, keyOf: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const t of items) {
+    const key = keyOf(t);
+    const list = out.get(key);
+    if (list) list.push(t);
+    else out.set(key, [t]);
+  }
+  return out;
+}
+
+async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>, events: SourceEvent[], k: OrderFlowKeys, redis: Redis): Promise<RedisOp[]> {
+  // The last version of each rowKey in the chunk replaces what is stored.
+  const latest = new Map<string, E>();
+  for (const ev of events) {
+    if (ev.value === null) continue;
+    const e = ev.value as unknown as E;
+    latest.delete(e.rowKey);
+    latest.set(e.rowKey, e);
+  }
+  if (!latest.size) return [];
+  const bySession = groupBy(latest.values(), (e) => e.sessionDate);
+  const oi = await readOpenInterest(redis, k, bySession.keys(), (d) => bySession.get(d)!.map((e) => e.osi));
+  const pipe = redis.pipeline();
+  for (const [d, es] of bySession) pipe.hmget(k.rows(d), ...es.map((e) => e.rowKey));
+  const res = (await pipe.exec())!;
+  const w = new ChunkWriter(k);
+  let i = 0;
+  for (const [d, es] of bySession) {
+    const [err, stored] = res[i++] as [Error | null, (string | null)[]];
+    if (err) throw err;
+    es.forEach((e, j) => {
+      const row = spec.toRow(e, oi.get(`${d}|${e.osi}`) ?? 0);
+      const json = encodeRow(row);
+      if (spec.comprising) w.ops.push(['HSET', k.comprising(d), e.rowKey, spec.comprising(e)]);
+      if (stored[j] === json) return; // the same row again: nothing changes
+      w.upsert(stored[j] === null ? null : decodeRow(stored[j]!, e.rowKey, d), row, json, true);
+    });
+  }
+  return w.finish();
+}
+
+async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redis: Redis): Promise<RedisOp[]> {
+  // The last value of each (session, contract) in the chunk counts.
+  const latest = new Map<string, Map<string, number>>();
+  for (const ev of events) {
+    if (ev.value === null) continue;
+    const e = ev.value as unknown as OpenInterestEvent;
+    let m = latest.get(e.sessionDate);
+    if (!m) latest.set(e.sessionDate, (m = new Map()));
+    m.set(e.osi, Number(e.openInterest));
+  }
+  if (!latest.size) return [];
+  const stored = await readOpenInterest(redis, k, latest.keys(), (d) => [...latest.get(d)!.keys()]);
+  const pipe = redis.pipeline();
+  for (const [d, m] of latest) for (const osi of m.keys()) pipe.zrange(k.contract(d, osi), 0, -1);
+  const res = (await pipe.exec())!;
+  const w = new ChunkWriter(k);
+  // Rows whose open interest changed: session -> rowKey -> the new open interest.
+  const rederive = new Map<string, Map<string, number>>();
+  let i = 0;
+  for (const [d, m] of latest) {
+    for (const [osi, oi] of m) {
+      const [e2, members] = res[i++] as [Error | null, string[]];
+      if (e2) throw e2;
+      if (stored.get(`${d}|${osi}`) === oi) continue;
+      w.ops.push(['HSET', k.openInterest(d, osi), openInterestField(osi), String(oi)]);
+      if (!members.length) continue;
+      let r = rederive.get(d);
+      if (!r) rederive.set(d, (r = new Map()));
+      for (const mem of members) r.set(parseIndexMember(mem).rowKey, oi);
+    }
+  }
+  if (rederive.size) {
+    const p2 = redis.pipeline();
+    for (const [d, r] of rederive) p2.hmget(k.rows(d), ...r.keys());
+    const rows = (await p2.exec())!;
+    let n = 0;
+    for (const [d, r] of rederive) {
+      const [err, stored] = rows[n++] as [Error | null, (string | null)[]];
+      if (err) throw err;
+      let j = 0;
+      for (const [rowKey, oi] of r) {
+        const json = stored[j++];
+        if (json === null) continue; // an index entry without its row cannot happen; be safe
+        const old = decodeRow(json, rowKey, d);
+        const next = { ...old, ...openInterestFlags(old, oi) };
+        const nextJson = encodeRow(next);
+        if (nextJson !== json) w.upsert(old, next, nextJson, false);
+      }
+    }
+  }
+  return w.finish();
+}
+
+/**
+ * Stored open interest of contracts, keyed `<session>|<osi>` (absent when none is stored):
+ * one HMGET per open-interest hash, one pipeline.
+ */
+async function readOpenInterest(
+  redis: Redis,
+  k: OrderFlowKeys,
+  sessions: Iterable<string>,
+  osisOf: (d: string) => string[],
+): Promise<Map<string, number>> {
+  const groups: { d: string; key: string; osis: string[] }[] = [];
+  for (const d of sessions) {
+    const byKey = groupBy(new Set(osisOf(d)), (osi) => k.openInterest(d, osi));
+    for (const [key, osis] of byKey) groups.push({ d, key, osis });
+  }
+  const pipe = redis.pipeline();
+  for (const g of groups) pipe.hmget(g.key, ...g.osis.map(openInterestField));
+  const res = (await pipe.exec())!;
+  const out = new Map<string, number>();
+  groups.forEach((g, i) => {
+    const [err, vals] = res[i] as [Error | null, (string | null)[]];
+    if (err) throw err;
+    g.osis.forEach((osi, j) => {
+      if (vals[j] !== null) out.set(`${g.d}|${osi}`, Number(vals[j]));
+    });
+  });
+  return out;
+}
+
+/** A projection of one order-flow view: its derived topic joined with the open interest. */
+export function orderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>): Projection {
+  return {
+    view: spec.view,
+    topics: [spec.rows, OPEN_INTEREST],
+    async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
+      if (!events.length) return [];
+      const k = orderFlowKeys(keys);
+      // A chunk holds events of one topic-partition.
+      if (events[0].topic.endsWith(OPEN_INTEREST.name)) return projectOpenInterest(events, k, redis);
+      return projectRows(spec, events, k, redis);
+    },
+  };
+}

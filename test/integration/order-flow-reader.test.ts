@@ -1,0 +1,313 @@
+import type Redis from 'ioredis';
+import { createRedis } from '../../services/redis/client';
+import { sessionBounds } from '../../services/domain/calendar';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
+import {
+  ORDER_FLOW_CONSOLIDATED_VIEW,
+  ORDER_FLOW_PRINTS_VIEW,
+  SORT_INDEXES,
+  compareKeys,
+  encodeSortKey,
+  premiumCents,
+  statField,
+  statisticsFromCounters,
+  type IndexedSort,
+  type OrderFlowRow,
+} from '../../services/views/order-flow';
+import {
+  CANDIDATE_THRESHOLD,
+  orderFlowSessions,
+  readComprisingTrades,
+  readOrderFlowPage,
+  readOrderFlowStatistics,
+  type OrderFlowHints,
+  type OrderFlowPage,
+  type OrderFlowPageQuery,
+  type OrderFlowQuery,
+  type OrderFlowReadOptions,
+} from '../../api/views/order-flow-reader';
+import type { TimeWindow } from '../../api/request/time';
+import { testConfig } from '../support/env';
+import {
+  CONSOLIDATED_SPEC,
+  OPEN_INTEREST_SPEC,
+  PRINTS_SPEC,
+  expectedConsolidatedRows,
+  expectedPrintRows,
+  orderFlowFixture,
+  projectDirect,
+} from '../support/order-flow-data';
+
+/**
+ * The order-flow reader against real Redis, on rows written by the projections' own logic:
+ * every plan (A index walk, B small candidate set, C unindexed sort) must give exactly the
+ * brute-force answer — every matching row once, in (sort value, rowKey) order, both directions,
+ * across sessions and partitions, however many rows tie — and statistics must equal brute-force
+ * sums on both the counter and the scan path.
+ */
+
+const config = testConfig('ofr');
+const prefix = config.keyPrefix;
+const SESSIONS = ['2024-05-01', '2024-05-02'];
+const fixture = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 200, seed: 11 });
+const prints = expectedPrintRows(fixture);
+const consolidated = expectedConsolidatedRows(fixture);
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = createRedis(config.redisUrl);
+  await projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+    { spec: PRINTS_SPEC, events: fixture.prints },
+    { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+  ]);
+  await projectDirect(redis, prefix, 1, orderFlowConsolidatedProjection, [
+    { spec: CONSOLIDATED_SPEC, events: fixture.consolidated },
+    { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+  ]);
+});
+afterAll(() => redis.disconnect());
+
+type Sortable = IndexedSort | 'IMPLIED_VOLATILITY' | 'TICKER';
+const SORTS: Sortable[] = ['TRADE_TIME', 'PREMIUM', 'SIZE', 'VOLUME', 'DTE', 'STRIKE_PRICE', 'IMPLIED_VOLATILITY', 'TICKER'];
+const valueOf = (field: Sortable) => (r: OrderFlowRow) =>
+  field === 'IMPLIED_VOLATILITY' ? r.impliedVolatility : field === 'TICKER' ? r.ticker : SORT_INDEXES[field].value(r);
+
+interface Case {
+  name: string;
+  hints: OrderFlowHints;
+  window: TimeWindow | null;
+  predicate: (r: OrderFlowRow) => boolean;
+  sessions?: string[];
+}
+
+const open1 = sessionBounds(SESSIONS[0])!.open;
+const osi = fixture.prints[5].osi;
+const CASES: Case[] = [
+  { name: 'everything', hints: {}, window: null, predicate: () => true },
+  { name: 'two tickers', hints: { tickers: ['SPY', 'NVDA'] }, window: null, predicate: (r) => r.ticker === 'SPY' || r.ticker === 'NVDA' },
+  { name: 'one contract', hints: { osi }, window: null, predicate: (r) => r.osi === osi },
+  { name: 'premium >= 100k', hints: { ranges: { PREMIUM: [100_000, null] } }, window: null, predicate: (r) => r.premium >= 100_000 },
+  { name: 'unusual', hints: { unusualOnly: true }, window: null, predicate: (r) => r.isUnusual },
+  { name: 'a time window', hints: {}, window: { startMs: open1 + 20_000, endMs: open1 + 60_000 }, predicate: () => true },
+  {
+    name: 'tickers + size range + puts (not a hint)',
+    hints: { tickers: ['AAPL', 'TSLA', 'AMD'], ranges: { SIZE: [5, 250] } },
+    window: null,
+    predicate: (r) => ['AAPL', 'TSLA', 'AMD'].includes(r.ticker) && r.size >= 5 && r.size <= 250 && r.contractType === 'PUT',
+  },
+  {
+    name: 'one session, premium range and window',
+    sessions: [SESSIONS[1]],
+    hints: { ranges: { PREMIUM: [1_000, 200_000], TRADE_TIME: [null, sessionBounds(SESSIONS[1])!.open + 70_000] } },
+    window: { startMs: sessionBounds(SESSIONS[1])!.open + 10_000, endMs: sessionBounds(SESSIONS[1])!.open + 90_000 },
+    predicate: (r) => r.premium >= 1_000 && r.premium <= 200_000 && r.tradeTime <= sessionBounds(SESSIONS[1])!.open + 70_000,
+  },
+];
+
+function brute(rows: OrderFlowRow[], c: Case, field: Sortable, descending: boolean): OrderFlowRow[] {
+  const sessions = c.sessions ?? SESSIONS;
+  const v = valueOf(field);
+  const out = rows.filter((r) => sessions.includes(r.sessionDate) && (!c.window || (r.tradeTime >= c.window.startMs && r.tradeTime < c.window.endMs)) && c.predicate(r));
+  out.sort((a, b) => compareKeys(encodeSortKey(v(a)), a.rowKey, encodeSortKey(v(b)), b.rowKey) * (descending ? -1 : 1));
+  return out;
+}
+
+function query(view: string, c: Case, field: Sortable, descending: boolean, size: number): OrderFlowPageQuery<OrderFlowRow> {
+  return {
+    view,
+    version: 1,
+    sessions: c.sessions ?? SESSIONS,
+    window: c.window,
+    predicate: c.predicate,
+    hints: c.hints,
+    sort: { field, descending, value: valueOf(field) },
+    after: null,
+    size,
+  };
+}
+
+/** Walks every page; checks page sizes and that only the last page lacks a cursor. */
+async function walk(q: OrderFlowPageQuery<OrderFlowRow>, opts: OrderFlowReadOptions = {}): Promise<{ rows: OrderFlowRow[]; plans: Set<string> }> {
+  const rows: OrderFlowRow[] = [];
+  const plans = new Set<string>();
+  let after: { sortKey: string; rowKey: string } | null = null;
+  for (let page = 0; ; page++) {
+    const res: OrderFlowPage<OrderFlowRow> = await readOrderFlowPage(redis, prefix, { ...q, after }, { ...opts, onPlan: (p) => plans.add(p) });
+    expect(res.rows.length).toBeLessThanOrEqual(q.size);
+    rows.push(...res.rows);
+    if (!res.next) break;
+    expect(res.rows.length).toBe(q.size);
+    after = res.next;
+    if (page > 5_000) throw new Error('walk does not end');
+  }
+  return { rows, plans };
+}
+
+const keysOf = (rows: OrderFlowRow[]) => rows.map((r) => r.rowKey);
+
+describe('paging: every plan equals brute force', () => {
+  it('the fixture has ties on every indexed field, nulls, several partitions and both sessions', () => {
+    for (const s of Object.keys(SORT_INDEXES) as IndexedSort[]) {
+      const distinct = new Set(prints.map((r) => SORT_INDEXES[s].value(r))).size;
+      expect(distinct).toBeLessThan(prints.length * (s === 'VOLUME' ? 0.75 : 0.5));
+    }
+    expect(prints.some((r) => r.impliedVolatility === null)).toBe(true);
+    expect(new Set(prints.map((r) => r.rowKey.slice(0, 2))).size).toBeGreaterThanOrEqual(4);
+    expect(prints.filter((r) => r.isUnusual).length).toBeGreaterThan(10);
+    expect(prints.filter((r) => r.premium >= 1_000_000).length).toBeGreaterThan(5);
+  });
+
+  it('whole view, every sort, both directions, pages of 7 and 50 (auto plan, and B forced)', async () => {
+    const c = CASES[0];
+    for (const field of SORTS) {
+      for (const descending of [false, true]) {
+        const expected = brute(prints, c, field, descending);
+        for (const size of [7, 50]) {
+          const auto = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, field, descending, size));
+          expect(keysOf(auto.rows)).toEqual(keysOf(expected));
+          expect([...auto.plans]).toEqual([field in SORT_INDEXES ? `A x:${SORT_INDEXES[field as IndexedSort].suffix}` : 'C x:time']);
+        }
+        const b = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, field, descending, 50), { force: 'candidates' });
+        expect(keysOf(b.rows)).toEqual(keysOf(expected));
+      }
+    }
+    // Rows come back complete and exact (open-interest flags included).
+    const all = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, 'PREMIUM', true, 50));
+    expect(all.rows).toEqual(brute(prints, c, 'PREMIUM', true));
+  });
+
+  it('walks of a single page size 1 over the whole view end exactly at the last row', async () => {
+    const c = CASES[0];
+    const expected = brute(prints, c, 'SIZE', true);
+    const w = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, 'SIZE', true, 1));
+    expect(keysOf(w.rows)).toEqual(keysOf(expected));
+  });
+
+  for (const c of CASES.slice(1)) {
+    it(`${c.name}: plans A, B and C, every sort, both directions, sizes 1, 7, 50`, async () => {
+      const plansSeen = new Set<string>();
+      for (const field of SORTS) {
+        for (const descending of [false, true]) {
+          const expected = keysOf(brute(prints, c, field, descending));
+          for (const size of [1, 7, 50]) {
+            for (const force of [undefined, 'index', 'candidates'] as const) {
+              if (size === 1 && force === undefined) continue; // auto is one of the other two
+              const w = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, field, descending, size), { force });
+              expect({ field, descending, size, force, rows: keysOf(w.rows) }).toEqual({ field, descending, size, force, rows: expected });
+              for (const p of w.plans) plansSeen.add(p);
+            }
+          }
+        }
+      }
+      expect([...plansSeen].some((p) => p.startsWith('A '))).toBe(true);
+      expect([...plansSeen].some((p) => p.startsWith('B '))).toBe(true);
+      expect([...plansSeen].some((p) => p.startsWith('C '))).toBe(true);
+    });
+  }
+
+  it('a TRADE_TIME walk uses the narrowest by-time index of the hints', async () => {
+    const plan = async (c: Case, opts: OrderFlowReadOptions = { force: 'index' }) => {
+      const seen: string[] = [];
+      await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 5), { ...opts, onPlan: (p) => seen.push(p) });
+      return seen[0];
+    };
+    expect(await plan(CASES[1])).toBe('A tk');
+    expect(await plan(CASES[2])).toBe('A os');
+    expect(await plan(CASES[3])).toBe('A pt:100000');
+    expect(await plan(CASES[4])).toBe('A un');
+    expect(await plan(CASES[0], {})).toBe('A x:time');
+    // Auto: the contract's index is tiny, so the candidate set is read (for any sort).
+    const seen: string[] = [];
+    await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, CASES[2], 'PREMIUM', false, 5), { onPlan: (p) => seen.push(p) });
+    expect(seen).toEqual(['B os']);
+    // With a threshold below the set's size the planner walks the sort index instead.
+    seen.length = 0;
+    await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, CASES[1], 'PREMIUM', false, 5), { candidateThreshold: 10, onPlan: (p) => seen.push(p) });
+    expect(seen).toEqual(['A x:premium']);
+    expect(CANDIDATE_THRESHOLD).toBe(5_000);
+  });
+
+  it('the consolidated view pages the last version of each trade, with its comprising trades', async () => {
+    for (const field of ['TRADE_TIME', 'PREMIUM', 'SIZE', 'IMPLIED_VOLATILITY'] as Sortable[]) {
+      for (const descending of [false, true]) {
+        for (const c of [CASES[0], CASES[1], CASES[4]]) {
+          const expected = brute(consolidated, c, field, descending);
+          const w = await walk(query(ORDER_FLOW_CONSOLIDATED_VIEW, c, field, descending, 7));
+          expect(w.rows).toEqual(expected);
+        }
+      }
+    }
+    const last = new Map(fixture.consolidated.map((e) => [e.rowKey, e]));
+    const some = consolidated.slice(0, 60);
+    const trades = await readComprisingTrades(redis, prefix, 1, some);
+    for (const r of some) expect(trades.get(r.rowKey)).toEqual(last.get(r.rowKey)!.comprisingTrades);
+  });
+
+  it('sessions of a view', async () => {
+    expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 1)).toEqual(SESSIONS);
+    expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_CONSOLIDATED_VIEW, 1)).toEqual(SESSIONS);
+    expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 9)).toEqual([]);
+  });
+});
+
+describe('statistics equal brute force', () => {
+  function bruteStats(rows: OrderFlowRow[], c: Case) {
+    const m = new Map<string, number>();
+    const add = (f: string, v: number) => m.set(f, (m.get(f) ?? 0) + v);
+    for (const r of brute(rows, c, 'TRADE_TIME', false)) {
+      add(statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
+      add(statField(r.contractType, r.tradeSideCode, 'n'), 1);
+      add(statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+    }
+    return statisticsFromCounters(m);
+  }
+  const statsQuery = (view: string, c: Case, onlyTickersFilter = false): OrderFlowQuery<OrderFlowRow> => ({
+    view,
+    version: 1,
+    sessions: c.sessions ?? SESSIONS,
+    window: c.window,
+    predicate: c.predicate,
+    hints: c.hints,
+    onlyTickersFilter,
+  });
+
+  it('counters (whole sessions, no filter or only tickers) and scans agree exactly', async () => {
+    for (const [view, rows] of [
+      [ORDER_FLOW_PRINTS_VIEW, prints],
+      [ORDER_FLOW_CONSOLIDATED_VIEW, consolidated],
+    ] as const) {
+      for (const c of [CASES[0], CASES[1], { ...CASES[1], hints: { tickers: ['QQQ'] }, predicate: (r: OrderFlowRow) => r.ticker === 'QQQ', sessions: [SESSIONS[1]] }]) {
+        const expected = bruteStats(rows, c);
+        const plans: string[] = [];
+        const viaCounters = await readOrderFlowStatistics(redis, prefix, statsQuery(view, c, true), { onPlan: (p) => plans.push(p) });
+        const viaScan = await readOrderFlowStatistics(redis, prefix, statsQuery(view, c, true), { force: 'scan', onPlan: (p) => plans.push(p) });
+        expect(plans[0]).toBe('counters');
+        expect(plans[1]).toMatch(/^scan /);
+        expect(viaCounters).toEqual(expected);
+        expect(viaScan).toEqual(expected);
+        expect(Object.keys(viaCounters.CALL)).toEqual(['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID']);
+      }
+    }
+  });
+
+  it('filtered queries scan the smallest candidate set', async () => {
+    for (const c of CASES.slice(2)) {
+      for (const [view, rows] of [
+        [ORDER_FLOW_PRINTS_VIEW, prints],
+        [ORDER_FLOW_CONSOLIDATED_VIEW, consolidated],
+      ] as const) {
+        const plans: string[] = [];
+        const got = await readOrderFlowStatistics(redis, prefix, statsQuery(view, c), { onPlan: (p) => plans.push(p) });
+        expect(plans[0]).toMatch(/^scan /);
+        expect(got).toEqual(bruteStats(rows, c));
+      }
+    }
+  });
+
+  it('an empty result has every type and side at zero', async () => {
+    const c: Case = { name: 'none', hints: { tickers: ['ZZZZ'] }, window: null, predicate: (r) => r.ticker === 'ZZZZ' };
+    const s = await readOrderFlowStatistics(redis, prefix, statsQuery(ORDER_FLOW_PRINTS_VIEW, c, true));
+    expect(s).toEqual(statisticsFromCounters(new Map()));
+    expect(s.PUT.BELOW_BID).toEqual({ premium: 0, tradeCount: 0, volume: 0 });
+  });
+});

@@ -1,0 +1,324 @@
+import { createKafka } from '../../services/kafka/clients';
+import { topicName } from '../../schemas/catalog';
+import { groupId } from '../../projections/runtime/runner';
+import type { Projection } from '../../projections/runtime/projection';
+import type { ViewProjector } from '../../projections/runtime/view-projector';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
+import { PartitionKeys } from '../../services/views/keys';
+import type { ConsolidatedTradeEvent } from '../../services/domain/order-flow';
+import {
+  ORDER_FLOW_CONSOLIDATED_VIEW,
+  ORDER_FLOW_PRINTS_VIEW,
+  PREMIUM_TIERS,
+  SORT_INDEXES,
+  STAT_FIELDS,
+  decodeRow,
+  encodeComprising,
+  encodeRow,
+  encodeSortKey,
+  indexMember,
+  orderFlowKeys,
+  premiumCents,
+  statField,
+  type IndexedSort,
+  type OrderFlowRow,
+} from '../../services/views/order-flow';
+import { testConfig, waitFor } from '../support/env';
+import { openPipeline, snapshotView, type TestPipeline } from '../support/pipeline';
+import {
+  CONSOLIDATED_SPEC,
+  OPEN_INTEREST_SPEC,
+  PRINTS_SPEC,
+  expectedConsolidatedRows,
+  expectedPrintRows,
+  orderFlowFixture,
+  partitionOfRow,
+  projectDirect,
+  type FlowFixture,
+} from '../support/order-flow-data';
+
+/**
+ * The order-flow projections against the real stack: derived events and open interest produced
+ * to Kafka, projected by ViewProjectors, compared key for key with a view computed here from
+ * the events (rows, open-interest flags, every index, counters). Open interest before or after
+ * the rows, any interleaving, a redelivery, a duplicate event and a restart all end in the same
+ * bytes.
+ */
+
+const SESSIONS = ['2024-05-01', '2024-05-02'];
+const fixture = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 400, seed: 5 });
+
+type Snapshot = Record<string, unknown>;
+
+/** The view as it must be, built from the events alone (snapshotView's format, offsets left out). */
+function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: ConsolidatedTradeEvent[]): Snapshot {
+  const rows: OrderFlowRow[] = view === ORDER_FLOW_PRINTS_VIEW ? expectedPrintRows(f) : expectedConsolidatedRows({ ...f, consolidated: consolidatedEvents ?? f.consolidated });
+  const hashes = new Map<string, Map<string, string>>();
+  const zsets = new Map<string, Set<string>>();
+  const hset = (key: string, field: string, value: string) => {
+    if (!hashes.has(key)) hashes.set(key, new Map());
+    hashes.get(key)!.set(field, value);
+  };
+  const hincr = (key: string, field: string, by: number) => {
+    if (!hashes.has(key)) hashes.set(key, new Map(STAT_FIELDS.map((s) => [s, '0'])));
+    const h = hashes.get(key)!;
+    h.set(field, String(Number(h.get(field)) + by));
+  };
+  const zadd = (key: string, member: string) => {
+    if (!zsets.has(key)) zsets.set(key, new Set());
+    zsets.get(key)!.add(member);
+  };
+  // Keys relative to the version, as snapshotView gives them ('{pNN}:...').
+  const rel = (_p: number, key: string) => key.slice(`x:${view}:v1:`.length);
+  for (const r of rows) {
+    const p = partitionOfRow(r);
+    const k = orderFlowKeys(new PartitionKeys('x', view, 1, p));
+    const d = r.sessionDate;
+    const R = (key: string) => rel(p, key);
+    hset(R(k.rows(d)), r.rowKey, encodeRow(r));
+    const byTime = indexMember(encodeSortKey(r.tradeTime), r.rowKey);
+    for (const s of Object.keys(SORT_INDEXES) as IndexedSort[]) zadd(R(k.sorted(d, s)), indexMember(encodeSortKey(SORT_INDEXES[s].value(r)), r.rowKey));
+    zadd(R(k.ticker(d, r.ticker)), byTime);
+    zadd(R(k.contract(d, r.osi)), byTime);
+    for (const t of PREMIUM_TIERS) if (r.premium >= t) zadd(R(k.premiumTier(d, t)), byTime);
+    if (r.isUnusual) zadd(R(k.unusual(d)), byTime);
+    for (const key of [k.stats(d), k.tickerStats(d, r.ticker)]) {
+      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
+      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'n'), 1);
+      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+    }
+    zadd(R(k.sessions), d);
+  }
+  if (view === ORDER_FLOW_CONSOLIDATED_VIEW) {
+    const last = new Map((consolidatedEvents ?? f.consolidated).map((e) => [e.rowKey, e]));
+    for (const e of last.values()) {
+      const p = partitionOfRow(e);
+      hset(rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)), e.rowKey, encodeComprising(e.comprisingTrades));
+    }
+  }
+  for (const e of f.openInterest) {
+    const p = partitionOfRow(e);
+    // One hash per contract root + expiration, field right + strike.
+    const tag = `{p${String(p).padStart(2, '0')}}`;
+    hset(`${tag}:oi:${e.sessionDate}:${e.osi.slice(0, 12).replace(/ /g, '_')}`, e.osi.slice(12), String(e.openInterest));
+  }
+  const out: Snapshot = {};
+  const sorted = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key, h] of hashes) out[key] = Object.fromEntries(sorted(h.keys()).map((f2) => [f2, h.get(f2)!]));
+  for (const [key, z] of zsets) out[key] = sorted(z).flatMap((m) => [m, '0']);
+  return Object.fromEntries(sorted(Object.keys(out)).map((key) => [key, out[key]]));
+}
+
+/** A view version's keys and contents without the offsets bookkeeping. */
+async function viewState(pipe: TestPipeline, prefix: string, view: string, version = 1): Promise<Snapshot> {
+  const snap = await snapshotView(pipe.redis, prefix, view, version);
+  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets')));
+}
+
+const VIEWS: [string, Projection][] = [
+  [ORDER_FLOW_PRINTS_VIEW, orderFlowPrintsProjection],
+  [ORDER_FLOW_CONSOLIDATED_VIEW, orderFlowConsolidatedProjection],
+];
+
+/** Starts a projector per view into `prefix` and waits until both have applied everything. */
+async function projectAll(pipe: TestPipeline, prefix: string): Promise<ViewProjector[]> {
+  const out: ViewProjector[] = [];
+  for (const [, projection] of VIEWS) {
+    const p = pipe.newProjector(prefix, projection);
+    await p.start();
+    out.push(p);
+  }
+  for (const [, projection] of VIEWS) await pipe.waitCaughtUp(1, prefix, 90_000, projection);
+  return out;
+}
+
+let main: ViewProjector[] = [];
+
+let pipe: TestPipeline;
+const config = testConfig('ofv');
+
+beforeAll(async () => {
+  pipe = await openPipeline(config);
+});
+afterAll(async () => {
+  await pipe.close();
+});
+
+describe('order-flow views from Kafka', () => {
+  it('the expected view is not trivial', () => {
+    const snap = expectedSnapshot(ORDER_FLOW_PRINTS_VIEW, fixture);
+    const keys = Object.keys(snap);
+    expect(keys.some((k) => k.endsWith(':un'))).toBe(true);
+    for (const t of PREMIUM_TIERS) expect(keys.some((k) => k.endsWith(`:pt:${t}`))).toBe(true);
+    expect(new Set(keys.map((k) => k.slice(0, 5))).size).toBeGreaterThanOrEqual(4);
+    // Open interest changes flags: some rows are unusual only because of it.
+    const rows = expectedPrintRows(fixture);
+    expect(rows.some((r) => r.isUnusual && r.premium < 1_000_000)).toBe(true);
+    expect(rows.some((r) => !r.isOpeningPosition)).toBe(true);
+    expect(rows.some((r) => r.isOpeningPosition)).toBe(true);
+  });
+
+  it('rows first, open interest after: the flags are re-derived and the view is exact', async () => {
+    await pipe.producer.send(PRINTS_SPEC, fixture.prints as never);
+    await pipe.producer.send(CONSOLIDATED_SPEC, fixture.consolidated as never);
+    main = await projectAll(pipe, config.keyPrefix);
+    // Before any open interest every row is joined with 0.
+    const before = await viewState(pipe, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW);
+    const noOi = expectedSnapshot(ORDER_FLOW_PRINTS_VIEW, { ...fixture, openInterest: [], oi: () => 0 });
+    expect(before).toEqual(noOi);
+
+    await pipe.producer.send(OPEN_INTEREST_SPEC, fixture.openInterest as never);
+    for (const [, projection] of VIEWS) await pipe.waitCaughtUp(1, config.keyPrefix, 90_000, projection);
+    for (const [view] of VIEWS) {
+      const state = await viewState(pipe, config.keyPrefix, view);
+      expect(state).toEqual(expectedSnapshot(view, fixture));
+    }
+    // Decoded rows equal the events joined with their open interest.
+    const some = expectedPrintRows(fixture).slice(0, 50);
+    for (const r of some) {
+      const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, 1, partitionOfRow(r)));
+      expect(decodeRow((await pipe.redis.hget(k.rows(r.sessionDate), r.rowKey))!, r.rowKey, r.sessionDate)).toEqual(r);
+    }
+  });
+
+  it('a clean build from all topics at once (any interleaving) gives the same bytes', async () => {
+    const prefix = `${config.keyPrefix}-clean`;
+    for (const p of await projectAll(pipe, prefix)) await p.stop();
+    for (const [view] of VIEWS) {
+      expect(await viewState(pipe, prefix, view)).toEqual(await viewState(pipe, config.keyPrefix, view));
+    }
+  });
+
+  it('open interest before the rows gives the same bytes (other topics, same events)', async () => {
+    const cfg2 = testConfig('ofv2');
+    const p2 = await openPipeline(cfg2);
+    try {
+      await p2.producer.send(OPEN_INTEREST_SPEC, fixture.openInterest as never);
+      const projectors = [];
+      for (const [, projection] of VIEWS) {
+        const p = p2.newProjector(cfg2.keyPrefix, projection);
+        await p.start();
+        projectors.push(p);
+      }
+      for (const [, projection] of VIEWS) await p2.waitCaughtUp(1, cfg2.keyPrefix, 90_000, projection);
+      await p2.producer.send(PRINTS_SPEC, fixture.prints as never);
+      await p2.producer.send(CONSOLIDATED_SPEC, fixture.consolidated as never);
+      for (const [, projection] of VIEWS) await p2.waitCaughtUp(1, cfg2.keyPrefix, 90_000, projection);
+      for (const [view] of VIEWS) expect(await viewState(p2, cfg2.keyPrefix, view)).toEqual(await viewState(pipe, config.keyPrefix, view));
+    } finally {
+      await p2.close();
+    }
+  });
+
+  it('random interleavings and chunkings of the two topics give the same bytes', async () => {
+    for (const seed of [1, 2, 3, 4]) {
+      const prefix = `${config.keyPrefix}-mix${seed}`;
+      await projectDirect(pipe.redis, prefix, 1, orderFlowPrintsProjection, [
+        { spec: PRINTS_SPEC, events: fixture.prints },
+        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+      ], seed, 60);
+      await projectDirect(pipe.redis, prefix, 1, orderFlowConsolidatedProjection, [
+        { spec: CONSOLIDATED_SPEC, events: fixture.consolidated },
+        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+      ], seed + 100, 60);
+      for (const [view] of VIEWS) expect(await viewState(pipe, prefix, view)).toEqual(expectedSnapshot(view, fixture));
+    }
+  });
+
+  it('a redelivery of every message and a duplicate event change nothing', async () => {
+    const before = await Promise.all(VIEWS.map(([view]) => viewState(pipe, config.keyPrefix, view)));
+    const beforeOffsets = await Promise.all(VIEWS.map(([view]) => snapshotView(pipe.redis, config.keyPrefix, view, 1)));
+    // Stop the projectors (their groups become empty), rewind the groups to the start, restart:
+    // every message is delivered again.
+    for (const p of main) await p.stop();
+    const admin = createKafka(config, 'test-admin').admin();
+    await admin.connect();
+    try {
+      let high = 0;
+      for (const [view, projection] of VIEWS) {
+        const group = groupId(config.topicPrefix, config.keyPrefix, view, 1);
+        for (const t of projection.topics) {
+          const topic = topicName(t, config.topicPrefix);
+          await admin.resetOffsets({ groupId: group, topic, earliest: true });
+          high += (await admin.fetchTopicOffsets(topic)).reduce((s2, p) => s2 + Number(p.high), 0);
+        }
+      }
+      main = [];
+      for (const [, projection] of VIEWS) {
+        const p = pipe.newProjector(config.keyPrefix, projection);
+        await p.start();
+        main.push(p);
+      }
+      await waitFor('groups to consume the redelivered range', async () => {
+        let consumed = 0;
+        for (const [view, projection] of VIEWS) {
+          const group = groupId(config.topicPrefix, config.keyPrefix, view, 1);
+          const res = await admin.fetchOffsets({ groupId: group, topics: projection.topics.map((t) => topicName(t, config.topicPrefix)) });
+          for (const t of res) for (const p of t.partitions) consumed += Math.max(0, Number(p.offset));
+        }
+        return consumed === high;
+      }, 90_000, 200);
+    } finally {
+      await admin.disconnect();
+    }
+    expect(await Promise.all(VIEWS.map(([view]) => viewState(pipe, config.keyPrefix, view)))).toEqual(before);
+    // A duplicate of an applied print and of the last version of a trade, at new offsets.
+    const lastVersion = new Map(fixture.consolidated.map((e) => [e.rowKey, e]));
+    await pipe.producer.send(PRINTS_SPEC, [fixture.prints[17]] as never);
+    await pipe.producer.send(CONSOLIDATED_SPEC, [[...lastVersion.values()][9]] as never);
+    for (const [, projection] of VIEWS) await pipe.waitCaughtUp(1, config.keyPrefix, 90_000, projection);
+    expect(await Promise.all(VIEWS.map(([view]) => viewState(pipe, config.keyPrefix, view)))).toEqual(before);
+    // The offsets did move on (the duplicates were consumed and applied as no-ops).
+    const afterOffsets = await Promise.all(VIEWS.map(([view]) => snapshotView(pipe.redis, config.keyPrefix, view, 1)));
+    expect(afterOffsets).not.toEqual(beforeOffsets);
+  });
+
+  it('a new version of a consolidated trade replaces its row, index entries and counters exactly', async () => {
+    const lastVersion = new Map(fixture.consolidated.map((e) => [e.rowKey, e]));
+    // A multi-print trade whose new version moves it to another side and premium tier.
+    const old = [...lastVersion.values()].find((e) => e.comprisingTrades.length >= 2 && e.premium < 100_000)!;
+    const extra = { ...old.comprisingTrades[0], id: 'c0ffee00-0000-5000-8000-000000000001', tradeTime: old.lastTradeTime + 100, size: 1_000, premium: 4_500_000, optionPrice: 45, tradeSideCode: 'BELOW_BID' as const };
+    const next: ConsolidatedTradeEvent = {
+      ...old,
+      version: old.version + 1,
+      size: old.size + extra.size,
+      premium: old.premium + extra.premium,
+      volume: old.volume + extra.size,
+      tradeSideCode: 'BELOW_BID',
+      sentimentType: old.contractType === 'CALL' ? 'BEARISH' : 'BULLISH',
+      tradeConsolidationType: 'SWEEP',
+      lastTradeTime: extra.tradeTime,
+      comprisingTrades: [...old.comprisingTrades, extra],
+    };
+    await pipe.producer.send(CONSOLIDATED_SPEC, [next] as never);
+    await pipe.waitCaughtUp(1, config.keyPrefix, 90_000, orderFlowConsolidatedProjection);
+    const all = [...fixture.consolidated, next];
+    const state = await viewState(pipe, config.keyPrefix, ORDER_FLOW_CONSOLIDATED_VIEW);
+    expect(state).toEqual(expectedSnapshot(ORDER_FLOW_CONSOLIDATED_VIEW, fixture, all));
+    // Spelled out: the old premium member is gone, the new one is there, in the 1M tier.
+    const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, ORDER_FLOW_CONSOLIDATED_VIEW, 1, partitionOfRow(old)));
+    const d = old.sessionDate;
+    expect(await pipe.redis.zscore(k.sorted(d, 'PREMIUM'), indexMember(encodeSortKey(old.premium), old.rowKey))).toBeNull();
+    expect(await pipe.redis.zscore(k.sorted(d, 'PREMIUM'), indexMember(encodeSortKey(next.premium), old.rowKey))).toBe('0');
+    expect(await pipe.redis.zscore(k.premiumTier(d, 1_000_000), indexMember(encodeSortKey(old.tradeTime), old.rowKey))).toBe('0');
+  });
+
+  it('a projector stopped mid-stream and restarted ends with the same bytes', async () => {
+    const prefix = `${config.keyPrefix}-restart`;
+    const first = pipe.newProjector(prefix, orderFlowPrintsProjection);
+    await first.start();
+    const applied = async () => {
+      let n = 0;
+      for (let p = 0; p < 12; p++) n += Number((await pipe.redis.hget(new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p).offsets, topicName(PRINTS_SPEC, config.topicPrefix))) ?? -1) + 1;
+      return n;
+    };
+    await waitFor('some rows to be applied', async () => (await applied()) > 0, 60_000, 5);
+    await first.stop();
+    const second = pipe.newProjector(prefix, orderFlowPrintsProjection);
+    await second.start();
+    await pipe.waitCaughtUp(1, prefix, 90_000, orderFlowPrintsProjection);
+    await second.stop();
+    expect(await viewState(pipe, prefix, ORDER_FLOW_PRINTS_VIEW)).toEqual(await viewState(pipe, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW));
+  });
+});
+
