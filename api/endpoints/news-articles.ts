@@ -123,13 +123,7 @@ export const newsArticles: EndpointDef = {
     additionalProperties: false,
     properties: {
       data: { type: 'array', items: NEWS_ROW_SCHEMA },
-      nextSearchAfter: {
-        type: ['array', 'null'],
-        items: { type: 'string' },
-        minItems: 2,
-        maxItems: 2,
-        description: 'Cursor of the next page: pass it back unchanged as searchAfter. Absent on the last page.',
-      },
+      nextSearchAfter: fragments.nextSearchAfter('Cursor of the next page: pass it back unchanged as searchAfter. Absent on the last page.'),
     },
   },
   examples: {

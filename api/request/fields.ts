@@ -36,6 +36,8 @@ export interface FieldDef<Row> {
   projectable: boolean;
   /** Row property removed when the field is projected out (defaults to none). */
   responseKey?: string;
+  /** Parses a filter value when the type's default parsing does not fit (ids, option symbols). */
+  parse?: (raw: unknown, path: string) => Scalar;
   get(row: Row): Scalar | null | readonly (Scalar | null)[];
 }
 
@@ -70,6 +72,7 @@ export class FieldSet<Row> {
 
 /** Parses one filter value for a field; 400 naming the path when it does not fit the type. */
 export function parseFieldValue<Row>(f: FieldDef<Row>, raw: unknown, path: string): Scalar {
+  if (f.parse) return f.parse(raw, path);
   switch (f.type) {
     case 'integer': {
       const n = typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;

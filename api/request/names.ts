@@ -16,15 +16,20 @@ export function normalizeEnumText(s: string): string {
   return normalizeName(s.replace(/&/g, 'AND').replace(/#/g, 'NUMBER'));
 }
 
-/** A lookup from normalized spellings to canonical constants. */
+/**
+ * A lookup from normalized spellings to canonical constants. Input-only aliases (the trade-side
+ * short codes AA, A, M, B, BB) resolve to their constant and are never listed as values.
+ */
 export class EnumLookup {
   private readonly map = new Map<string, string>();
   constructor(
     readonly label: string,
     readonly values: readonly string[],
+    aliases: Readonly<Record<string, string>> = {},
   ) {
-    for (const v of values) {
-      const k = normalizeEnumText(v);
+    const entries: [string, string][] = [...values.map((v): [string, string] => [v, v]), ...Object.entries(aliases)];
+    for (const [spelling, v] of entries) {
+      const k = normalizeEnumText(spelling);
       const prev = this.map.get(k);
       if (prev && prev !== v) throw new Error(`${label}: ${prev} and ${v} normalize alike`);
       this.map.set(k, v);

@@ -69,6 +69,8 @@ export const fragments = {
     description: 'The nextSearchAfter of the previous page, unchanged; null or absent for the first page.',
   },
   projectionList: { type: 'array', items: { type: 'string' }, maxItems: 100 },
+  /** The cursor of a table-shaped response: two strings, absent on the last page. */
+  nextSearchAfter: (description: string) => ({ type: ['array', 'null'], items: { type: 'string' }, minItems: 2, maxItems: 2, description }),
   filter: { type: 'object', description: 'Convenience filters; keys ignore case and separators, singular and plural alike.' },
   filterExpression: { type: ['object', 'null'], description: 'Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms.' },
 };

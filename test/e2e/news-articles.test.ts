@@ -2,6 +2,7 @@ import type { NewsArticle } from '../../ingest/sources/news-simulator';
 import { testConfig } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline, syntheticArticles } from '../support/pipeline';
+import { expectProblem } from '../support/problem';
 
 /**
  * POST /v1/news/tool/news-articles over HTTP, against views projected from real Kafka events.
@@ -51,16 +52,6 @@ async function walk(body: Record<string, unknown>): Promise<{ rows: any[]; pages
   return { rows, pages };
 }
 
-function expectProblem(res: { status: number; headers: Headers; json: any }, status: number, field: string, detail?: RegExp) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.json).toMatchObject({ status, category: 'validation', code: 'ValidationFailure', title: 'Validation failure' });
-  expect(res.json.type).toBe('/docs/problems/validation-failure');
-  expect(res.json.instance).toBe(res.headers.get('x-request-id'));
-  expect(res.json.detail).toContain(field);
-  expect(res.json.errors[0].field).toBe(field);
-  if (detail) expect(res.json.detail).toMatch(detail);
-}
 
 describe('paging', () => {
   it('defaults to 50 rows, newest first with the id as tie-break', async () => {

@@ -75,9 +75,9 @@ describe('/readyz and the projector process', () => {
       status: 503,
       category: 'unavailable',
       code: 'NotReady',
-      checks: { redis: 'ok', views: { news: 'missing' } },
+      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing' } },
     });
-    expect(res.json.detail).toMatch(/view news not built yet/);
+    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news not built yet/);
   });
 
   it('a projector process (METRICS_PORT) builds the view; /readyz turns 200 and the projector reports applied offsets and zero lag', async () => {
@@ -89,7 +89,7 @@ describe('/readyz and the projector process', () => {
       const r = await get('/readyz');
       return r.status === 200 ? r : null;
     }, 90_000, 250);
-    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { news: 1 } } });
+    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1 } } });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;

@@ -1,0 +1,240 @@
+import fc from 'fast-check';
+import { TRADE_SIDE_ALIASES } from '../../services/domain/order-flow';
+
+/**
+ * A brute-force evaluation of order-flow requests over rows held in memory, written independently
+ * of the API's request layer: filters, expressions, sorts and projections are applied with plain
+ * code straight from the spec, so the property test compares two implementations.
+ *
+ * Rows are response-shaped objects plus `rowKey` (tie-break) and `comprisingTrades` (consolidated).
+ */
+
+export type OracleRow = Record<string, any> & { rowKey: string };
+type Body = Record<string, any>;
+
+/** Field name (UPPER_SNAKE) -> how to read it from a row. */
+const READ: Record<string, (r: OracleRow) => unknown> = {
+  ID: (r) => r.id,
+  TICKER: (r) => r.ticker,
+  OSI: (r) => r.osi,
+  CONTRACT_TYPE: (r) => r.contractType,
+  EXPIRATION_DATE: (r) => r.expirationDate,
+  DTE: (r) => r.dte,
+  STRIKE_PRICE: (r) => r.strikePrice,
+  SECTOR: (r) => r.sector,
+  INDUSTRY: (r) => r.industry,
+  EXCHANGE: (r) => r.exchange,
+  PREMIUM: (r) => r.premium,
+  SIZE: (r) => r.size,
+  VOLUME: (r) => r.volume,
+  OPEN_INTEREST: (r) => r.openInterest,
+  OPTION_PRICE: (r) => r.optionPrice,
+  IMPLIED_VOLATILITY: (r) => r.impliedVolatility,
+  TRADE_SIDE_CODE: (r) => r.tradeSideCode,
+  TRADE_TYPE: (r) => r.tradeType,
+  SENTIMENT_TYPE: (r) => r.sentimentType,
+  TRADE_CONSOLIDATION_TYPE: (r) => r.tradeConsolidationType,
+  IS_GOLDEN_SWEEP: (r) => r.isGoldenSweep,
+  IS_UNUSUAL: (r) => r.isUnusual,
+  IS_OPENING_POSITION: (r) => r.isOpeningPosition,
+  IS_VOLUME_GREATER_THAN_OPEN_INTEREST: (r) => r.isVolumeGreaterThanOpenInterest,
+  IS_ETF: (r) => r.isETF,
+  DELTA: (r) => r.greeks?.delta ?? null,
+  GAMMA: (r) => r.greeks?.gamma ?? null,
+  MONEY_TYPE: (r) => r.moneyness.moneyType,
+  DEGREE_IN_PERCENT: (r) => r.moneyness.degreeInPercent,
+  TRADE_TIME: (r) => r.tradeTime,
+};
+
+/** Filter-object key -> [field, kind]. */
+const FILTERS: Record<string, [string, 'in' | 'range' | 'dateRange' | 'bool' | 'eq']> = {
+  tickers: ['TICKER', 'in'],
+  sectors: ['SECTOR', 'in'],
+  industries: ['INDUSTRY', 'in'],
+  contractTypes: ['CONTRACT_TYPE', 'in'],
+  moneyTypes: ['MONEY_TYPE', 'in'],
+  strikePrices: ['STRIKE_PRICE', 'in'],
+  strikePriceRange: ['STRIKE_PRICE', 'range'],
+  expirationDates: ['EXPIRATION_DATE', 'in'],
+  expirationDateRange: ['EXPIRATION_DATE', 'dateRange'],
+  tradeSideCodes: ['TRADE_SIDE_CODE', 'in'],
+  tradeTypes: ['TRADE_TYPE', 'in'],
+  sentimentTypes: ['SENTIMENT_TYPE', 'in'],
+  exchanges: ['EXCHANGE', 'in'],
+  premiumRange: ['PREMIUM', 'range'],
+  volumeRange: ['VOLUME', 'range'],
+  sizeRange: ['SIZE', 'range'],
+  isUnusual: ['IS_UNUSUAL', 'bool'],
+  isOpeningPosition: ['IS_OPENING_POSITION', 'bool'],
+  isVolumeGreaterThanOpenInterest: ['IS_VOLUME_GREATER_THAN_OPEN_INTEREST', 'bool'],
+  tradeConsolidationTypes: ['TRADE_CONSOLIDATION_TYPE', 'in'],
+  isGoldenSweep: ['IS_GOLDEN_SWEEP', 'bool'],
+  osi: ['OSI', 'eq'],
+};
+
+/** How the generator spells values: canonical upper case, short codes for trade sides. */
+function canon(field: string, v: unknown): unknown {
+  if (field === 'TRADE_SIDE_CODE' && typeof v === 'string') return TRADE_SIDE_ALIASES[v.toUpperCase()] ?? v.toUpperCase();
+  if (field === 'SECTOR' && typeof v === 'string') return v.toUpperCase().replace(/ /g, '_');
+  if (field === 'OSI' && typeof v === 'string') return v.toUpperCase();
+  return v;
+}
+
+function matchFilter(r: OracleRow, filter: Body): boolean {
+  for (const [key, raw] of Object.entries(filter)) {
+    if (raw === null || raw === undefined) continue;
+    const [field, kind] = FILTERS[key];
+    const v = READ[field](r);
+    switch (kind) {
+      case 'in':
+      case 'eq': {
+        const wanted = (Array.isArray(raw) ? raw : [raw]).map((x) => canon(field, x));
+        if (!wanted.includes(v)) return false;
+        break;
+      }
+      case 'bool':
+        if (v !== raw) return false;
+        break;
+      case 'range':
+        if (v === null) return false;
+        if (raw.min !== null && raw.min !== undefined && (v as number) < raw.min) return false;
+        if (raw.max !== null && raw.max !== undefined && (v as number) > raw.max) return false;
+        break;
+      case 'dateRange':
+        if (raw.startDate && (v as string) < raw.startDate) return false;
+        if (raw.endDate && (v as string) > raw.endDate) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+function matchExpression(r: OracleRow, node: Body): boolean {
+  if ('conjunction' in node) {
+    const results = (node.filters as Body[]).map((n) => matchExpression(r, n));
+    return node.conjunction === 'AND' ? results.every(Boolean) : results.some(Boolean);
+  }
+  const v = READ[node.field](r);
+  const values: unknown[] = ('values' in node ? node.values : [node.value]).map((x: unknown) => canon(node.field, x));
+  if (v === null || v === undefined) return node.operation === '!=' ? true : false;
+  switch (node.operation) {
+    case '=':
+      return values.includes(v);
+    case '!=':
+      return !values.includes(v);
+    case '<':
+      return (v as number) < (values[0] as number);
+    case '<=':
+      return (v as number) <= (values[0] as number);
+    case '>':
+      return (v as number) > (values[0] as number);
+    case '>=':
+      return (v as number) >= (values[0] as number);
+  }
+  throw new Error(`oracle: unknown operation ${node.operation}`);
+}
+
+function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === null || a === undefined) return -1; // null sorts lowest
+  if (b === null || b === undefined) return 1;
+  if (typeof a === 'boolean') return (a ? 1 : 0) - ((b as boolean) ? 1 : 0);
+  if (typeof a === 'number') return a - (b as number);
+  return (a as string) < (b as string) ? -1 : 1;
+}
+
+/** Every row the request matches, in the order the API must return them. */
+export function evaluate(rows: readonly OracleRow[], body: Body, window?: { startMs: number; endMs: number }): OracleRow[] {
+  const sortField = body.sort?.field ?? 'TRADE_TIME';
+  const desc = (body.sort?.direction ?? 'DESCENDING') === 'DESCENDING';
+  const out = rows.filter(
+    (r) =>
+      (!window || (r.tradeTime >= window.startMs && r.tradeTime < window.endMs)) &&
+      matchFilter(r, body.filter ?? {}) &&
+      (!body.filterExpression || matchExpression(r, body.filterExpression)),
+  );
+  out.sort((a, b) => {
+    const c = compareValues(READ[sortField](a), READ[sortField](b)) || (a.rowKey < b.rowKey ? -1 : a.rowKey > b.rowKey ? 1 : 0);
+    return desc ? -c : c;
+  });
+  return out;
+}
+
+/** The response form of a row after includes/excludes. */
+export function projectRow(r: OracleRow, body: Body, responseKeys: readonly string[]): Record<string, unknown> {
+  const keyOf = (name: string) => name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()).replace(/^isEtf$/, 'isETF');
+  let keys = [...responseKeys];
+  if (body.includes?.length) keys = keys.filter((k) => body.includes.map(keyOf).includes(k));
+  if (body.excludes?.length) keys = keys.filter((k) => !body.excludes.map(keyOf).includes(k));
+  if (!body.includeComprisingTrades) keys = keys.filter((k) => k !== 'comprisingTrades');
+  return Object.fromEntries(keys.map((k) => [k, r[k]]));
+}
+
+// --- request generator -----------------------------------------------------------------------
+
+export interface Vocabulary {
+  tickers: string[];
+  osis: string[];
+  sectors: string[];
+  premiums: number[];
+  sizes: number[];
+  volumes: number[];
+  strikes: number[];
+  expirations: string[];
+  exchanges: string[];
+  consolidated: boolean;
+}
+
+const SORTS = ['TRADE_TIME', 'PREMIUM', 'SIZE', 'VOLUME', 'DTE', 'STRIKE_PRICE', 'IMPLIED_VOLATILITY', 'TICKER', 'EXPIRATION_DATE', 'TRADE_SIDE_CODE', 'DELTA', 'IS_UNUSUAL', 'OPEN_INTEREST'];
+const PROJECTABLE = ['ID', 'TICKER', 'CONTRACT_TYPE', 'EXPIRATION_DATE', 'DTE', 'STRIKE_PRICE', 'SECTOR', 'PREMIUM', 'SIZE', 'VOLUME', 'OPEN_INTEREST', 'IMPLIED_VOLATILITY', 'TRADE_SIDE_CODE', 'IS_UNUSUAL', 'GREEKS', 'MONEYNESS', 'TRADE_TIME'];
+
+export function requestArbitrary(v: Vocabulary, maxSize: number): fc.Arbitrary<Body> {
+  const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
+  const some = <T>(xs: readonly T[]) => fc.uniqueArray(pick(xs), { minLength: 1, maxLength: 3 });
+  const range = (xs: number[]) =>
+    fc.record({ min: fc.option(pick(xs), { nil: null }), max: fc.option(pick(xs), { nil: null }) }).map((r) => (r.min !== null && r.max !== null && r.min > r.max ? { min: r.max, max: r.min } : r));
+  const filterFields: Record<string, fc.Arbitrary<unknown>> = {
+      tickers: some(v.tickers),
+      contractTypes: some(['CALL', 'PUT']),
+      tradeSideCodes: some(['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID', 'AA', 'A', 'M', 'B', 'BB']),
+      sectors: some(v.sectors),
+      moneyTypes: some(['ATM', 'ITM', 'OTM']),
+      sentimentTypes: some(['BULLISH', 'BEARISH', 'NEUTRAL']),
+      exchanges: some(v.exchanges),
+      premiumRange: range(v.premiums),
+      sizeRange: range(v.sizes),
+      volumeRange: range(v.volumes),
+      strikePriceRange: range(v.strikes),
+      expirationDateRange: fc
+        .record({ startDate: fc.option(pick(v.expirations), { nil: null }), endDate: fc.option(pick(v.expirations), { nil: null }) })
+        .map((r) => (r.startDate !== null && r.endDate !== null && r.startDate > r.endDate ? { startDate: r.endDate, endDate: r.startDate } : r)),
+      isUnusual: fc.boolean(),
+      isOpeningPosition: fc.boolean(),
+      isVolumeGreaterThanOpenInterest: fc.boolean(),
+      ...(v.consolidated ? { tradeConsolidationTypes: some(['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE']), isGoldenSweep: fc.boolean() } : { osi: pick(v.osis) }),
+  };
+  const filter = fc.record(filterFields, { requiredKeys: [] });
+  const term = fc.oneof(
+    fc.record({ field: pick(['PREMIUM', 'DTE', 'STRIKE_PRICE', 'DELTA', 'IMPLIED_VOLATILITY']), operation: pick(['<', '<=', '>', '>=']), value: pick([...v.premiums.slice(0, 3), 0.5, -0.5, 1, 5, 30, 100]) }),
+    fc.record({ field: pick(['SIZE', 'VOLUME']), operation: pick(['<', '<=', '>', '>=']), value: pick([...v.sizes, ...v.volumes]) }),
+    fc.record({ field: pick(['TICKER']), operation: pick(['=', '!=']), values: some(v.tickers) }),
+    fc.record({ field: pick(['TRADE_SIDE_CODE']), operation: pick(['=', '!=']), values: some(['A', 'AA', 'BID', 'MID_MARKET']) }),
+    fc.record({ field: pick(['IS_UNUSUAL', 'IS_OPENING_POSITION']), operation: pick(['=', '!=']), value: fc.boolean() }),
+  );
+  const expression = fc.oneof(term, fc.record({ conjunction: pick(['AND', 'OR']), filters: fc.array(term, { minLength: 1, maxLength: 3 }) }));
+  return fc.record(
+    {
+      size: fc.integer({ min: 1, max: maxSize }),
+      sort: fc.record({ field: pick(SORTS), direction: pick(['ASCENDING', 'DESCENDING']) }),
+      filter,
+      filterExpression: expression,
+      includes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
+      excludes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
+    },
+    { requiredKeys: ['size'] },
+  ).map((b) => {
+    // includes and excludes are mutually exclusive: keep one.
+    if (b.includes && b.excludes) delete (b as Body).excludes;
+    return b as Body;
+  });
+}
