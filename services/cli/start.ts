@@ -10,8 +10,8 @@ import { stackUp } from '../stack/stack';
 /**
  * `npm start`: brings the local stack up (or uses KAFKA_BROKERS / SCHEMA_REGISTRY_URL /
  * REDIS_URL), creates topics and registers schemas, makes sure a local API key exists, then runs
- * the ingest feed, the projectors and the API as child processes until Ctrl-C. Their JSON logs
- * go to .data/logs/. The stack keeps running afterwards (`npm run stack -- down` stops it).
+ * the ingest feed, the order-flow processor, the projectors and the API as child processes until
+ * Ctrl-C. Their JSON logs go to .data/logs/. The stack keeps running afterwards (`npm run stack -- down` stops it).
  */
 
 const say = (m: string) => console.log(`[start] ${m}`);
@@ -58,6 +58,10 @@ async function main(): Promise<void> {
   // The projector has no API of its own: its lag and applied offsets are on METRICS_PORT (PORT + 1).
   const projectorMetricsPort = env.METRICS_PORT ?? String(config.port + 1);
   runChild('projector', 'projections/main.ts', [], { ...env, METRICS_PORT: projectorMetricsPort }, logDir, children, () => stopping);
+  // The order-flow processor derives enriched prints and consolidated trades for the projectors;
+  // its metrics are on the port after the projector's.
+  const processorMetricsPort = String(Number(projectorMetricsPort) + 1);
+  runChild('order-flow-processor', 'projections/order-flow-processor/main.ts', [], { ...env, METRICS_PORT: processorMetricsPort }, logDir, children, () => stopping);
   runChild('ingest-worker', 'ingest/worker.ts', [], env, logDir, children, () => stopping);
   runChild('news-feed', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
   // The simulated market: the live session first (its own queue), then history newest first —
@@ -68,7 +72,7 @@ async function main(): Promise<void> {
   runOnce('enqueue-history', 'ingest/cli.ts', history, env, logDir);
   runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
   say(`API on http://localhost:${config.port}  (logs in ${path.relative(process.cwd(), logDir)}/)`);
-  say(`reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector)`);
+  say(`reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector), :${processorMetricsPort}/metrics (order-flow processor)`);
   say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
   say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
   say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and Redis.');

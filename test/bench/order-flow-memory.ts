@@ -1,0 +1,166 @@
+/**
+ * Redis memory per stored order-flow row: `npx tsx test/bench/order-flow-memory.ts [rows]`.
+ *
+ * Starts its own redis-server (no persistence) on a free port, takes the first N option prints
+ * (default 50,000) of a simulated `full` session (every 8th symbol), enriches them with the real enrichment code,
+ * groups them into consolidated trades with the processor's own fold (last version only), projects both views with the projections' own logic and the runtime's atomic
+ * apply, joins the session's open interest, and reports used_memory deltas and MEMORY USAGE per
+ * key kind. Results go to test/bench/results/order-flow-memory.json.
+ */
+import { spawn } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import Redis from 'ioredis';
+import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
+import { partitionOf } from '../../services/kafka/partition';
+import { freePort } from '../../services/stack/process';
+import { PartitionKeys } from '../../services/views/keys';
+import type { ConsolidatedTradeEvent, EnrichedPrintEvent, OptionPrint } from '../../services/domain/order-flow';
+import { RISK_FREE_RATE } from '../../services/domain/rates';
+import { SimulatedMarket } from '../../ingest/simulator/session';
+import { PROFILES } from '../../ingest/simulator/profiles';
+import { OrderFlowPartition } from '../../projections/order-flow-processor/partition-state';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
+import { applyAtomically } from '../../projections/runtime/atomic-apply';
+import type { Projection, SourceEvent } from '../../projections/runtime/projection';
+
+const N = Number(process.argv[2] ?? 50_000);
+const DATE = '2024-05-01';
+
+async function main(): Promise<void> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = new Redis({ port, lazyConnect: true });
+  for (let i = 0; ; i++) {
+    try {
+      await redis.connect();
+      break;
+    } catch {
+      if (i > 50) throw new Error('redis-server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    const { prints, consolidated, openInterest } = buildData();
+    const results: Record<string, unknown> = { rows: prints.length, consolidatedRows: consolidated.length, openInterestContracts: openInterest.length, redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1] };
+    for (const [name, projection, rows] of [
+      ['prints', orderFlowPrintsProjection, prints],
+      ['consolidated', orderFlowConsolidatedProjection, consolidated],
+    ] as const) {
+      await redis.flushall();
+      const before = await usedMemory(redis);
+      // Open interest first: the rows then join it directly (the same final bytes either way).
+      await project(redis, projection, topicFor('open-interest')!.name, openInterest);
+      const afterOi = await usedMemory(redis);
+      const t0 = process.hrtime.bigint();
+      await project(redis, projection, projection.topics[0].name, rows);
+      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const after = await usedMemory(redis);
+      const byKind = await memoryByKind(redis);
+      const rowBytes = after - afterOi;
+      results[name] = {
+        rows: rows.length,
+        usedMemoryDeltaPerRow: Math.round(rowBytes / rows.length),
+        openInterestBytesPerContract: Math.round((afterOi - before) / openInterest.length),
+        memoryUsagePerRowByKind: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Math.round(v / rows.length)])),
+        avgStoredRowChars: Math.round((await sampleRowLength(redis)) ?? 0),
+        // One process projecting and applying chunks of 500 in turn (no Kafka, no decoding).
+        projectedRowsPerSecond: Math.round(rows.length / seconds),
+      };
+    }
+    console.log(JSON.stringify(results, null, 2));
+    const out = path.join(__dirname, 'results', 'order-flow-memory.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  } finally {
+    redis.disconnect();
+    server.kill('SIGTERM');
+  }
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number((await redis.info('memory')).match(/used_memory:(\d+)/)![1]);
+}
+
+/** MEMORY USAGE of every key, summed by key kind (r, ct, x:time, tk, os, pt, un, st, oi, ...). */
+async function memoryByKind(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    const pipe = redis.pipeline();
+    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
+    const res = (await pipe.exec())!;
+    keys.forEach((k, i) => {
+      const parts = k.split(':').slice(4); // after <prefix>:<view>:v1:{pNN}
+      let kind = parts[0] === 's' || parts[0] === 'oi' || parts[0] === 'offsets' ? parts[0] : parts[1];
+      if (kind === 'x') kind = `x:${parts[2]}`;
+      if (kind === 'st' && parts.length > 2) kind = 'st:<ticker>';
+      if (kind === 'pt') kind = `pt:${parts[2]}`;
+      out[kind] = (out[kind] ?? 0) + Number(res[i][1]);
+    });
+  } while (cursor !== '0');
+  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
+}
+
+async function sampleRowLength(redis: Redis): Promise<number | null> {
+  const [, keys] = await redis.scan('0', 'MATCH', '*:r', 'COUNT', 10_000);
+  if (!keys.length) return null;
+  const vals = Object.values(await redis.hgetall(keys[0]));
+  return vals.reduce((s, v) => s + v.length, 0) / vals.length;
+}
+
+async function project(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]): Promise<void> {
+  const byPart = new Map<number, SourceEvent[]>();
+  for (const e of events) {
+    const p = partitionOf(e.ticker, MARKET_PARTITIONS);
+    const list = byPart.get(p) ?? [];
+    list.push({ topic, partition: p, offset: list.length, key: e.ticker, value: e as unknown as Record<string, unknown> });
+    byPart.set(p, list);
+  }
+  for (const [p, evs] of byPart) {
+    const keys = new PartitionKeys('mdq', projection.view, 1, p);
+    const others = projection.topics.map((t) => t.name).filter((t) => t !== topic);
+    for (let i = 0; i < evs.length; i += 500) {
+      const chunk = evs.slice(i, i + 500);
+      const othersAt = await Promise.all(others.map(async (t) => [t, Number((await redis.hget(keys.offsets, t)) ?? -1)] as [string, number]));
+      const ops = await projection.project(chunk, keys, redis);
+      const res = await applyAtomically(redis, keys.offsets, topic, i - 1, chunk[chunk.length - 1].offset, ops, othersAt);
+      if (!res.applied) throw new Error('not applied');
+    }
+  }
+}
+
+function buildData() {
+  // The `full` market (its chains and activity are the realistic ones), every 8th symbol.
+  const market = new SimulatedMarket(42, PROFILES.full);
+  const symbols = new Set(market.instruments.filter((_, i) => i % 8 === 0).map((i) => i.symbol));
+  const daily = market.session(DATE, 'daily');
+  const openInterest: { osi: string; ticker: string; sessionDate: string; openInterest: number }[] = [];
+  for (let k = 0; k < daily.chunks; k++) for (const e of daily.chunk(k)) if (e.type === 'open-interest' && symbols.has(e.data.ticker as string)) openInterest.push(e.data as never);
+  const tick = market.session(DATE, 'tick', symbols);
+  const offsets = new Array(MARKET_PARTITIONS).fill(0);
+  // The processor's own fold per partition: enrichment, session volume and consolidation.
+  const parts = new Map<number, OrderFlowPartition>();
+  const prints: EnrichedPrintEvent[] = [];
+  const latest = new Map<string, ConsolidatedTradeEvent>();
+  for (let k = 0; k < tick.chunks && prints.length < N; k++) {
+    for (const e of tick.chunk(k)) {
+      if (e.type !== 'option-print' || prints.length >= N) continue;
+      const raw = e.data as unknown as OptionPrint;
+      const inst = market.bySymbol.get(raw.ticker)!;
+      const p = partitionOf(raw.ticker, MARKET_PARTITIONS);
+      if (!parts.has(p)) parts.set(p, new OrderFlowPartition(p, RISK_FREE_RATE));
+      const out = parts.get(p)!.apply(raw, offsets[p]++, { sector: inst.sector, industry: inst.industry, isETF: inst.isETF, isIndex: inst.isIndex });
+      prints.push(out.enriched);
+      latest.set(out.consolidated.rowKey, out.consolidated);
+    }
+  }
+  return { prints, consolidated: [...latest.values()], openInterest };
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

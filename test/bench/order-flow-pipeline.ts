@@ -1,0 +1,232 @@
+/**
+ * Order-flow pipeline benchmark, on the stack of KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL:
+ *
+ *  1. loads one simulated session (option prints of the chosen symbols, their start-of-session
+ *     open interest, the reference data) into fresh topics, transactionally like the ingest;
+ *  2. replay: runs the order-flow processor alone until it has committed every print, then each
+ *     projector alone until its view has caught up — prints/s per process, and Redis memory per
+ *     stored row (used_memory delta, every key and index included);
+ *  3. live: with everything running, sends probe prints stamped with the wall clock (plus a
+ *     background flow) and measures print time -> row queryable in each view (p50/p99).
+ *
+ *   npm run bench:pipeline -- [--profile full] [--date 2026-11-20] [--symbols 40] [--probes 300] [--background 2000]
+ *
+ * The views stay in Redis under the printed key prefix for `npm run bench:queries`.
+ * Results: test/bench/results/order-flow-pipeline.json.
+ */
+import fs from 'fs';
+import path from 'path';
+import { ChunkWriter } from '../../ingest/produce/chunk-writer';
+import { marketFor } from '../../ingest/produce/session-producer';
+import type { SimEvent } from '../../ingest/simulator/events';
+import { processorGroupId } from '../../projections/order-flow-processor/processor';
+import { caughtUp, viewLag } from '../../projections/runtime/versions';
+import { topicFor, topicName } from '../../schemas/catalog';
+import { loadConfig } from '../../services/config';
+import { sessionDateOf } from '../../services/domain/calendar';
+import { rowKeyOf } from '../../services/domain/order-flow';
+import { loadUniverse } from '../../services/domain/universe';
+import { createKafka, createRegistry } from '../../services/kafka/clients';
+import { EventProducer } from '../../services/kafka/producer';
+import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
+import { createRedis } from '../../services/redis/client';
+import { PartitionKeys } from '../../services/views/keys';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowKeys } from '../../services/views/order-flow';
+import { repoRoot } from '../../services/stack/paths';
+import { sleep } from '../../services/stack/process';
+import { configEnv, spawnTs } from '../support/pipeline';
+import * as hdr from 'hdr-histogram-js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const PROFILE = flag('profile', 'full') as 'full' | 'dev';
+const DATE = flag('date', '2026-11-20');
+const SYMBOLS = Number(flag('symbols', '40'));
+const PROBES = Number(flag('probes', '300'));
+const BACKGROUND = Number(flag('background', '2000'));
+const stamp = Date.now().toString(36);
+const config = { ...loadConfig(), topicPrefix: `bench-${stamp}.`, keyPrefix: `bench-${stamp}`, logLevel: 'warn' };
+const spec = (t: string) => topicFor(t as never)!;
+const topic = (t: string) => topicName(spec(t), config.topicPrefix);
+
+async function usedMemory(redis: ReturnType<typeof createRedis>): Promise<number> {
+  const info = await redis.info('memory');
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+async function main(): Promise<void> {
+  const kafka = createKafka(config, 'mdq-bench');
+  const admin = kafka.admin();
+  await admin.connect();
+  const redis = createRedis(config.redisUrl);
+  await provisionTopicsAndSchemas(config);
+  const out: Record<string, unknown> = { measuredAt: new Date().toISOString(), profile: PROFILE, date: DATE, machine: '2 cores, 24 GiB, shared by Kafka, Redis and the measured process', keyPrefix: config.keyPrefix };
+
+  // 1. The source: the most active symbols of the profile (by options activity weight).
+  const universe = loadUniverse();
+  const market = marketFor(42, PROFILE);
+  const chosen = new Set(
+    [...universe]
+      .sort((a, b) => b.optionsActivityWeight - a.optionsActivityWeight)
+      .slice(0, SYMBOLS)
+      .map((i) => i.symbol),
+  );
+  const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, `bench-${stamp}`);
+  await writer.connect();
+  await writer.commit(
+    universe.map((i) => ({ type: 'instrument', time: 0, data: { ...i } as Record<string, unknown> })),
+    [],
+  );
+  const daily = market.session(DATE, 'daily', chosen);
+  for (let k = 0; k < daily.chunks; k++) await writer.commit(daily.chunk(k).filter((e) => e.type === 'open-interest'), []);
+  const tick = market.session(DATE, 'tick', chosen);
+  let prints = 0;
+  let batch: SimEvent[] = [];
+  const t0 = Date.now();
+  for (let k = 0; k < tick.chunks; k++) {
+    for (const e of tick.chunk(k)) if (e.type === 'option-print') batch.push(e);
+    if (batch.length >= 20_000 || k === tick.chunks - 1) {
+      await writer.commit(batch, []);
+      prints += batch.length;
+      batch = [];
+      process.stdout.write(`\r[load] ${prints} prints`);
+    }
+  }
+  await writer.disconnect();
+  console.log(`\n[load] ${prints} option prints of ${chosen.size} symbols in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  out.symbols = chosen.size;
+  out.prints = prints;
+
+  // 2a. The processor alone.
+  const env = { ...configEnv(config), LOG_LEVEL: 'warn' };
+  const source = await admin.fetchTopicOffsets(topic('option-print'));
+  const mem0 = await usedMemory(redis);
+  let t = Date.now();
+  const processor = spawnTs('projections/order-flow-processor/main.ts', [], env);
+  for (;;) {
+    if (processor.exitCode !== null) throw new Error(`processor exited:\n${processor.output().slice(-3000)}`);
+    const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
+    const done = source.every((s) => Number(partitions.find((p) => p.partition === s.partition)?.offset ?? -1) >= Number(s.high));
+    if (done) break;
+    await sleep(250);
+  }
+  const processorSeconds = (Date.now() - t) / 1000;
+  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), note: 'start-up (group join, reference load) included' };
+  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s`);
+  const mem1 = await usedMemory(redis);
+
+  // 2b. Each projector alone, then memory per stored row.
+  const projected: Record<string, unknown> = {};
+  let mem = mem1;
+  for (const [view, derived] of [
+    [ORDER_FLOW_PRINTS_VIEW, 'enriched-print'],
+    [ORDER_FLOW_CONSOLIDATED_VIEW, 'consolidated-trade'],
+  ] as const) {
+    t = Date.now();
+    const projector = spawnTs('projections/main.ts', [view], env);
+    for (;;) {
+      if (projector.exitCode !== null) throw new Error(`projector exited:\n${projector.output().slice(-3000)}`);
+      const lag = await viewLag(admin, redis, [topic(derived), topic('open-interest')], config.keyPrefix, view, 1).catch(() => null);
+      if (lag && caughtUp(lag)) break;
+      await sleep(250);
+    }
+    const seconds = (Date.now() - t) / 1000;
+    let rows = 0;
+    for (let p = 0; p < 12; p++) rows += await redis.hlen(orderFlowKeys(new PartitionKeys(config.keyPrefix, view, 1, p)).rows(DATE));
+    const after = await usedMemory(redis);
+    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), bytesPerRow: Math.round((after - mem) / rows) };
+    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s; ${Math.round((after - mem) / rows)} B/row`);
+    mem = after;
+    projector.kill('SIGTERM');
+    await new Promise((r) => projector.once('exit', r));
+  }
+  out.projectors = projected;
+  out.processorStateBytes = mem1 - mem0;
+
+  // 3. Live freshness: both views projected by one projector process, the processor running.
+  const live = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env);
+  await sleep(10_000); // group join
+  const producer = new EventProducer(kafka, createRegistry(config), config.topicPrefix);
+  await producer.connect();
+  const printSpec = spec('option-print');
+  const symbols = [...chosen];
+  const hPrint = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+  const hGroup = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+  let stop = false;
+  // Background flow: prints of random contracts at the wall clock, BACKGROUND per second.
+  const template = (await (async () => {
+    const gen = market.session(DATE, 'tick', new Set(symbols.slice(0, 5)));
+    const xs: Record<string, unknown>[] = [];
+    for (let k = 1; k < gen.chunks && xs.length < 5000; k++) for (const e of gen.chunk(k)) if (e.type === 'option-print') xs.push(e.data);
+    return xs;
+  })()) as Record<string, unknown>[];
+  let seq = 0;
+  const background = (async () => {
+    while (!stop) {
+      const now = Date.now();
+      const n = Math.max(1, Math.round(BACKGROUND / 10));
+      const batch = Array.from({ length: n }, () => ({ ...template[seq % template.length], id: `bg-${stamp}-${seq++}`, time: now }));
+      await producer.send(printSpec, batch);
+      await sleep(Math.max(0, 100 - (Date.now() - now)));
+    }
+  })();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < PROBES; i++) {
+    const base = template[(i * 7919) % template.length];
+    const sent = Date.now();
+    // A contract of its own (strike far away) so the probe is a consolidated trade of its own too.
+    const probe = { ...base, id: `probe-${stamp}-${i}`, time: sent };
+    const [meta] = await producer.send(printSpec, [probe]);
+    const rowKey = rowKeyOf(meta.partition, Number(meta.baseOffset));
+    const d = sessionDateOf(sent);
+    const pk = (view: string) => orderFlowKeys(new PartitionKeys(config.keyPrefix, view, 1, meta.partition)).rows(d);
+    pending.push(
+      (async () => {
+        let printSeen = false;
+        let groupSeen = false;
+        const deadline = sent + 120_000;
+        while ((!printSeen || !groupSeen) && Date.now() < deadline) {
+          const [a, b] = await Promise.all([printSeen ? 1 : redis.hexists(pk(ORDER_FLOW_PRINTS_VIEW), rowKey), groupSeen ? 1 : redis.hexists(pk(ORDER_FLOW_CONSOLIDATED_VIEW), rowKey)]);
+          const now = Date.now();
+          if (!printSeen && a) {
+            printSeen = true;
+            hPrint.recordValue(now - sent);
+          }
+          // The probe may join a trade started by a background print; then its own rowKey never
+          // appears in the consolidated view and only the print view is measured.
+          if (!groupSeen && b) {
+            groupSeen = true;
+            hGroup.recordValue(now - sent);
+          }
+          if (printSeen && !groupSeen && now - sent > 30_000) break;
+          await sleep(2);
+        }
+      })(),
+    );
+    await sleep(50);
+  }
+  await Promise.all(pending);
+  stop = true;
+  await background;
+  const pct = (h: hdr.Histogram) => ({ samples: h.totalCount, p50: h.getValueAtPercentile(50), p90: h.getValueAtPercentile(90), p99: h.getValueAtPercentile(99), max: h.maxValue });
+  out.liveFreshnessMs = { backgroundPrintsPerSecond: BACKGROUND, unconsolidated: pct(hPrint), consolidated: pct(hGroup), measured: 'print time (wall clock at send) to row present in the view, polled every ~2 ms' };
+  console.log(`[live] freshness ms: prints ${JSON.stringify(pct(hPrint))}; consolidated ${JSON.stringify(pct(hGroup))}`);
+
+  await producer.disconnect();
+  live.kill('SIGTERM');
+  processor.kill('SIGTERM');
+  await admin.disconnect();
+  redis.disconnect();
+  const file = path.join(repoRoot, 'test/bench/results/order-flow-pipeline.json');
+  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`results written to ${path.relative(process.cwd(), file)}; views kept under MDQ_KEY_PREFIX=${config.keyPrefix}`);
+  process.exit(0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

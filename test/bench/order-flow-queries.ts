@@ -1,0 +1,305 @@
+/**
+ * Order-flow query benchmark: the same queries against the Redis views through the API, and
+ * against PostgreSQL tables holding the same rows with the indexes a user would build, each at
+ * 32 concurrent clients; p50/p99 latency and throughput; results to
+ * test/bench/results/order-flow-queries.json.
+ *
+ *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only]
+ *
+ * Expects the views already projected in the Redis of REDIS_URL under MDQ_KEY_PREFIX (see
+ * test/bench/order-flow-load.ts), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
+ */
+import { ChildProcess, spawn } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import { pipeline } from 'stream/promises';
+import { Readable } from 'stream';
+import * as hdr from 'hdr-histogram-js';
+import { Pool } from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { MARKET_PARTITIONS } from '../../schemas/catalog';
+import { ApiKeyStore } from '../../services/auth/api-keys';
+import { loadConfig } from '../../services/config';
+import { createRedis } from '../../services/redis/client';
+import { PartitionKeys, pointerKey } from '../../services/views/keys';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys, type OrderFlowConsolidatedRow, type OrderFlowPrintRow } from '../../services/views/order-flow';
+import { responseRow } from '../../api/endpoints/order-flow-tape';
+import { repoRoot } from '../../services/stack/paths';
+
+const args = process.argv.slice(2);
+const flag = (name: string, dflt: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : dflt;
+};
+const SESSION = args.find((a) => /^\d{4}-\d{2}-\d{2}$/.test(a)) ?? '';
+const SECONDS = Number(flag('seconds', '10'));
+const CLIENTS = Number(flag('clients', '32'));
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SKIP_PG_LOAD = args.includes('--skip-pg-load');
+const LOAD_ONLY = args.includes('--load-only');
+const API_PORT = Number(process.env.BENCH_API_PORT ?? 18480);
+/** API processes (stateless, any number behind a load balancer): the load generator round-robins over them. */
+const API_PROCESSES = Number(flag('api-processes', '1'));
+const PORTS = Array.from({ length: API_PROCESSES }, (_, i) => API_PORT + i);
+let turn = 0;
+const SECRET = 'order-flow-bench-secret';
+
+const config = loadConfig();
+const redis = createRedis(config.redisUrl);
+
+interface Tape {
+  name: 'consolidated' | 'unconsolidated';
+  view: string;
+  path: string;
+  table: string;
+}
+const TAPES: Tape[] = [
+  { name: 'consolidated', view: ORDER_FLOW_CONSOLIDATED_VIEW, path: '/v1/options/tool/order-flow/consolidated', table: 'of_consolidated' },
+  { name: 'unconsolidated', view: ORDER_FLOW_PRINTS_VIEW, path: '/v1/options/tool/order-flow/unconsolidated', table: 'of_prints' },
+];
+
+async function version(view: string): Promise<number> {
+  const v = await redis.get(pointerKey(config.keyPrefix, view));
+  if (v === null) throw new Error(`view ${view} is not built under prefix ${config.keyPrefix}`);
+  return Number(v);
+}
+
+/** Every stored row of one session of a view, partition by partition (HSCAN). */
+async function* storedRows(view: string, v: number): AsyncGenerator<{ rowKey: string; json: string }> {
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, view, v, p));
+    let cursor = '0';
+    do {
+      const [next, flat] = await redis.hscan(k.rows(SESSION), cursor, 'COUNT', 2000);
+      cursor = next;
+      for (let i = 0; i < flat.length; i += 2) yield { rowKey: flat[i], json: flat[i + 1] };
+    } while (cursor !== '0');
+  }
+}
+
+// --- PostgreSQL ------------------------------------------------------------------------------
+
+const COLUMNS = ['row_key', 'session_date', 'ticker', 'contract_type', 'sector', 'trade_side_code', 'premium', 'size', 'volume', 'dte', 'strike_price', 'trade_time', 'doc'];
+
+function tsvEscape(s: string): string {
+  return s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
+}
+
+async function loadPg(pool: Pool, tape: Tape): Promise<{ rows: number; seconds: number; tableBytes: number; indexBytes: number }> {
+  const t0 = Date.now();
+  const v = await version(tape.view);
+  const c = await pool.connect();
+  try {
+    await c.query(`DROP TABLE IF EXISTS ${tape.table}`);
+    await c.query(`CREATE TABLE ${tape.table} (
+      row_key text NOT NULL, session_date date NOT NULL, ticker text NOT NULL, contract_type text NOT NULL,
+      sector text NOT NULL, trade_side_code text NOT NULL, premium float8 NOT NULL, size int NOT NULL,
+      volume bigint NOT NULL, dte float8 NOT NULL, strike_price float8 NOT NULL, trade_time bigint NOT NULL,
+      doc jsonb NOT NULL)`);
+    let n = 0;
+    async function* lines() {
+      for await (const { rowKey, json } of storedRows(tape.view, v)) {
+        // The row as the API answers it (same fields, same values), as a jsonb document.
+        const r = decodeRow(json, rowKey, SESSION);
+        const doc = JSON.stringify(responseRow(r, tape.name === 'consolidated' ? { tradeConsolidationType: (r as OrderFlowConsolidatedRow).tradeConsolidationType, isGoldenSweep: (r as OrderFlowConsolidatedRow).isGoldenSweep } : { osi: (r as OrderFlowPrintRow).osi }));
+        n++;
+        yield `${[rowKey, SESSION, r.ticker, r.contractType, r.sector, r.tradeSideCode, r.premium, r.size, r.volume, r.dte, r.strikePrice, r.tradeTime].join('\t')}\t${tsvEscape(doc)}\n`;
+      }
+    }
+    await pipeline(Readable.from(lines()), c.query(copyFrom(`COPY ${tape.table} (${COLUMNS.join(',')}) FROM STDIN`)));
+    // The indexes a careful user would build for these queries: keyset order per sort, per ticker.
+    const idx = [
+      '(session_date, trade_time DESC, row_key DESC)',
+      '(session_date, ticker, trade_time DESC, row_key DESC)',
+      '(session_date, premium DESC, row_key DESC)',
+      '(session_date, size DESC, row_key DESC)',
+      '(session_date, volume DESC, row_key DESC)',
+      '(session_date, dte DESC, row_key DESC)',
+      '(session_date, strike_price DESC, row_key DESC)',
+      '(session_date, contract_type, trade_side_code, sector, trade_time DESC, row_key DESC)',
+    ];
+    for (const [i, cols] of idx.entries()) await c.query(`CREATE INDEX ${tape.table}_i${i} ON ${tape.table} ${cols}`);
+    await c.query(`ANALYZE ${tape.table}`);
+    const size = await c.query(`SELECT pg_table_size('${tape.table}') AS t, pg_indexes_size('${tape.table}') AS i`);
+    return { rows: n, seconds: (Date.now() - t0) / 1000, tableBytes: Number(size.rows[0].t), indexBytes: Number(size.rows[0].i) };
+  } finally {
+    c.release();
+  }
+}
+
+// --- load generation -------------------------------------------------------------------------
+
+interface Result {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  requests: number;
+  perSecond: number;
+  errors: number;
+}
+
+/** `clients` loops calling fn back to back for `seconds` (after a 2 s warm-up); latencies in ms. */
+async function load(fn: () => Promise<void>): Promise<Result> {
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let errors = 0;
+  let measuring = false;
+  let stop = false;
+  const loop = async () => {
+    while (!stop) {
+      const t = process.hrtime.bigint();
+      try {
+        await fn();
+      } catch {
+        errors++;
+      }
+      if (measuring) h.recordValue(Number((process.hrtime.bigint() - t) / 1000n)); // µs
+    }
+  };
+  const loops = Array.from({ length: CLIENTS }, loop);
+  await new Promise((r) => setTimeout(r, 2_000));
+  measuring = true;
+  const t0 = Date.now();
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  measuring = false;
+  const elapsed = (Date.now() - t0) / 1000;
+  stop = true;
+  await Promise.all(loops);
+  const ms = (q: number) => Math.round(h.getValueAtPercentile(q) / 10) / 100;
+  return { p50: ms(50), p90: ms(90), p99: ms(99), max: Math.round(h.maxValue / 10) / 100, requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors };
+}
+
+// --- API -------------------------------------------------------------------------------------
+
+async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
+  const store = new ApiKeyStore(redis, config.keyPrefix, SECRET);
+  const { key } = await store.create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'order-flow benchmark' });
+  const procs = PORTS.map((port) =>
+    spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'api/main.ts')], {
+      env: { ...process.env, PORT: String(port), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }),
+  );
+  for (const port of PORTS) {
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false);
+      if (ok) break;
+      if (i > 200) throw new Error('the API did not start');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return { procs, key };
+}
+
+async function post(key: string, p: string, body: unknown): Promise<any> {
+  const port = PORTS[turn++ % PORTS.length];
+  const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+// --- the queries -----------------------------------------------------------------------------
+
+interface Query {
+  name: string;
+  body: Record<string, unknown>;
+  sql: string;
+  params: unknown[];
+}
+
+async function busiestMidTicker(tape: Tape): Promise<string> {
+  // A ticker of middling activity: the median of tickers by row count on the time index.
+  const v = await version(tape.view);
+  const counts: [string, number][] = [];
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, tape.view, v, p));
+    for await (const keys of redis.scanStream({ match: k.ticker(SESSION, '*'), count: 1000 })) {
+      for (const key of keys as string[]) counts.push([key.slice(key.lastIndexOf(':') + 1), await redis.zcard(key)]);
+    }
+  }
+  counts.sort((a, b) => a[1] - b[1]);
+  return counts[Math.floor(counts.length / 2)][0];
+}
+
+async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
+  const ticker = await busiestMidTicker(tape);
+  const base = { sessionDate: SESSION, size: 50 };
+  const byPremium = { ...base, sort: { field: 'PREMIUM', direction: 'DESCENDING' } };
+  // Page 20 by cursor: walk 19 pages once, then hammer the 20th.
+  let cursor: string[] | null = null;
+  for (let i = 0; i < 19; i++) {
+    const res: any = await post(key, tape.path, { ...byPremium, searchAfter: cursor });
+    cursor = res.nextSearchAfter;
+  }
+  const pgCursor = (await pool.query(`SELECT premium, row_key FROM ${tape.table} WHERE session_date = $1 ORDER BY premium DESC, row_key DESC OFFSET 949 LIMIT 1`, [SESSION])).rows[0];
+  const sel = `SELECT doc FROM ${tape.table} WHERE session_date = $1`;
+  return [
+    { name: 'first page, unfiltered', body: base, sql: `${sel} ORDER BY trade_time DESC, row_key DESC LIMIT 50`, params: [SESSION] },
+    { name: `one ticker (${ticker})`, body: { ...base, filter: { tickers: ticker } }, sql: `${sel} AND ticker = $2 ORDER BY trade_time DESC, row_key DESC LIMIT 50`, params: [SESSION, ticker] },
+    {
+      name: 'PUT, premium >= $500k, ASK, TECHNOLOGY',
+      body: { ...base, filter: { contractTypes: 'PUT', premiumRange: { min: 500000 }, tradeSideCodes: 'ASK', sectors: 'TECHNOLOGY' } },
+      sql: `${sel} AND contract_type = 'PUT' AND premium >= 500000 AND trade_side_code = 'ASK' AND sector = 'TECHNOLOGY' ORDER BY trade_time DESC, row_key DESC LIMIT 50`,
+      params: [SESSION],
+    },
+    { name: 'sort by premium desc, page 1', body: byPremium, sql: `${sel} ORDER BY premium DESC, row_key DESC LIMIT 50`, params: [SESSION] },
+    {
+      name: 'sort by premium desc, page 20 (cursor)',
+      body: { ...byPremium, searchAfter: cursor },
+      sql: `${sel} AND (premium, row_key) < ($2, $3) ORDER BY premium DESC, row_key DESC LIMIT 50`,
+      params: [SESSION, pgCursor.premium, pgCursor.row_key],
+    },
+  ];
+}
+
+async function main(): Promise<void> {
+  if (!SESSION) throw new Error('usage: bench:queries -- <sessionDate> [--seconds N] [--clients N] [--skip-pg-load]');
+  const pool = new Pool({ connectionString: PG_URL, max: CLIENTS });
+  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', at: new Date().toISOString() };
+  if (!SKIP_PG_LOAD) {
+    for (const tape of TAPES) {
+      const r = await loadPg(pool, tape);
+      console.log(`[pg] ${tape.table}: ${r.rows} rows loaded and indexed in ${r.seconds.toFixed(0)} s; table ${(r.tableBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(r.indexBytes / 2 ** 20).toFixed(0)} MiB`);
+      out[`pg_${tape.name}`] = { ...r, bytesPerRow: Math.round((r.tableBytes + r.indexBytes) / r.rows) };
+    }
+  }
+  const loadFile = path.join(repoRoot, 'test/bench/results/order-flow-pg-load.json');
+  if (!SKIP_PG_LOAD) fs.writeFileSync(loadFile, `${JSON.stringify(out, null, 2)}\n`);
+  else if (fs.existsSync(loadFile)) Object.assign(out, Object.fromEntries(Object.entries(JSON.parse(fs.readFileSync(loadFile, 'utf8'))).filter(([k]) => k.startsWith('pg_'))));
+  if (LOAD_ONLY) {
+    await pool.end();
+    redis.disconnect();
+    return;
+  }
+  const { procs, key } = await startApi();
+  try {
+    for (const tape of TAPES) {
+      const results: Record<string, unknown>[] = [];
+      for (const q of await queries(tape, key, pool)) {
+        // Same answer from both (ids of the page), so the comparison is like for like.
+        const api = await post(key, tape.path, q.body);
+        const pg = await pool.query(q.sql, q.params);
+        const same = JSON.stringify(api.data.map((r: any) => r.id)) === JSON.stringify(pg.rows.map((r: any) => r.doc.id));
+        const redisRes = await load(async () => void (await post(key, tape.path, q.body)));
+        const pgRes = await load(async () => void (await pool.query(q.sql, q.params)));
+        const row = { query: q.name, rows: api.data.length, sameRowsAsPostgres: same, redis: redisRes, postgres: pgRes, p99Ratio: Math.round((pgRes.p99 / redisRes.p99) * 100) / 100 };
+        console.log(JSON.stringify(row));
+        results.push(row);
+      }
+      out[tape.name] = results;
+    }
+  } finally {
+    for (const proc of procs) proc.kill('SIGTERM');
+    await pool.end();
+    redis.disconnect();
+  }
+  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`results written to ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
