@@ -1,3 +1,4 @@
+import { ENDPOINTS } from '../../api/endpoints';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
@@ -70,11 +71,12 @@ it('an API process started while Redis is down stays up, answers 503, and recove
   const client = createRedis(redis.url);
   await redisReady(client);
   const { key } = await new ApiKeyStore(client, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'outage-user', label: 'l' });
-  await client.set(pointerKey(config.keyPrefix, 'news'), '1');
+  // Every view the endpoints read has a served version (readiness asks for each).
+  for (const view of new Set(ENDPOINTS.flatMap((e) => e.views))) await client.set(pointerKey(config.keyPrefix, view), '1');
   client.disconnect();
   await redis.stop();
 
-  const api = await spawnApi(config);
+  const api = await spawnApi(config, {}, { awaitRedis: false });
   const data = () =>
     fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size":1}' });
   const expectDown = async () => {

@@ -56,7 +56,7 @@ export interface SpawnedApi {
  * A real `api/main.ts` process (what `npm run api` runs) on a free port, against the test stack
  * and the test file's key prefix, with the test key secret. Resolves once it answers /healthz.
  */
-export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}): Promise<SpawnedApi> {
+export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts: { awaitRedis?: boolean } = {}): Promise<SpawnedApi> {
   const port = await freePort();
   const child = spawnTs('api/main.ts', [], { ...configEnv(config), PORT: String(port), API_KEY_SECRET: TEST_KEY_SECRET, ...env });
   const url = `http://127.0.0.1:${port}`;
@@ -75,6 +75,25 @@ export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}): Pro
     60_000,
     100,
   );
+  // /healthz answers before the process's Redis connection is up (liveness does not need Redis),
+  // and until it is, every request is a 503. /readyz reports the connection without drawing on the
+  // quota, so tests that count requests start from a process that can serve them.
+  if (opts.awaitRedis ?? true) {
+    await waitFor(
+      'the API process to reach Redis',
+      async () => {
+        if (exited) throw new Error(`api/main.ts exited early:\n${child.output()}`);
+        try {
+          const body = (await (await fetch(`${url}/readyz`)).json()) as { checks?: { redis?: string } };
+          return body.checks?.redis === 'ok';
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      100,
+    );
+  }
   return {
     url,
     port,
