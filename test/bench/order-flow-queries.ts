@@ -6,8 +6,8 @@
  *
  *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only]
  *
- * Expects the views already projected in the Redis of REDIS_URL under MDQ_KEY_PREFIX (see
- * test/bench/order-flow-load.ts), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
+ * Expects the views already projected in the Redis of REDIS_URL under MDQ_KEY_PREFIX (by
+ * `npm run bench:pipeline`, which prints the prefix), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
  */
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
