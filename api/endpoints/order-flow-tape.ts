@@ -5,7 +5,7 @@ import { emptyStatistics, isSortKeyOf, type ComprisingTrade, type IndexedSort, t
 import type { EndpointContext, EndpointExample } from '../request/endpoint';
 import type { FieldSet } from '../request/fields';
 import { FilterParam, ParsedFilter, filterPredicate, parseFilterObject } from '../request/filter-object';
-import { Predicate, and, compileExpression } from '../request/filter-expression';
+import { and, compileExpression } from '../request/filter-expression';
 import { OPTION_TRADE_EXCLUSIVE } from '../request/option-trade-fields';
 import { decodeCursor, encodeCursor, parseSize } from '../request/paging';
 import { parseProjection, project } from '../request/projection';
@@ -108,10 +108,8 @@ export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body
   const filter = parseFilterObject(body.filter, o.filters, o.fields, OPTION_TRADE_EXCLUSIVE);
   const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, o.fields, 'A');
   const window = selector.kind === 'window' ? selector.window : null;
-  const parts: Predicate<Row>[] = [filterPredicate(filter)];
-  if (expr) parts.push(expr.predicate);
-  if (window) parts.push((r) => r.tradeTime >= window.startMs && r.tradeTime < window.endMs);
-  const predicate = and(parts);
+  // The window is not part of the predicate: the reader tests it on every row (and plans with it).
+  const predicate = and<Row>([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
   const wantStatistics = body.includeStatistics === true && after === null;
 
   const version = await ctx.views.version(o.view);

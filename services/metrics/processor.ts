@@ -1,4 +1,5 @@
-import { Counter, Gauge, Registry, register } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { onePerRegistry } from './per-registry';
 
 /**
  * Stream-processor progress per (processor, partition): prints turned into derived events and
@@ -7,20 +8,13 @@ import { Counter, Gauge, Registry, register } from 'prom-client';
  * watermark, so it costs no extra Kafka calls).
  */
 export class ProcessorMetrics {
-  private static readonly byRegistry = new WeakMap<Registry, ProcessorMetrics>();
   readonly processed: Counter<'processor' | 'partition'>;
   readonly replayed: Counter<'processor' | 'partition'>;
   private readonly offset: Gauge<'processor' | 'partition'>;
   private readonly lag: Gauge<'processor' | 'partition'>;
 
-  static for(registry: Registry = register): ProcessorMetrics {
-    let m = ProcessorMetrics.byRegistry.get(registry);
-    if (!m) {
-      m = new ProcessorMetrics(registry);
-      ProcessorMetrics.byRegistry.set(registry, m);
-    }
-    return m;
-  }
+  /** One instance per registry: every runner of the process reports into the same gauges. */
+  static readonly for = onePerRegistry((registry) => new ProcessorMetrics(registry));
 
   private constructor(registry: Registry) {
     const labelNames = ['processor', 'partition'] as const;

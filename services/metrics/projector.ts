@@ -1,4 +1,5 @@
-import { Gauge, Registry, register } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { onePerRegistry } from './per-registry';
 
 export interface PartitionLabels {
   view: string;
@@ -13,20 +14,12 @@ export interface PartitionLabels {
  * projector runtime on every batch, from the batch's high watermark, so it costs no extra calls.
  */
 export class ProjectorMetrics {
-  private static readonly byRegistry = new WeakMap<Registry, ProjectorMetrics>();
   private readonly applied: Gauge<'view' | 'version' | 'topic' | 'partition'>;
   private readonly lag: Gauge<'view' | 'version' | 'topic' | 'partition'>;
   private readonly seen = new Map<string, Set<string>>();
 
   /** One instance per registry: every runner of the process reports into the same gauges. */
-  static for(registry: Registry = register): ProjectorMetrics {
-    let m = ProjectorMetrics.byRegistry.get(registry);
-    if (!m) {
-      m = new ProjectorMetrics(registry);
-      ProjectorMetrics.byRegistry.set(registry, m);
-    }
-    return m;
-  }
+  static readonly for = onePerRegistry((registry) => new ProjectorMetrics(registry));
 
   private constructor(registry: Registry) {
     const labelNames = ['view', 'version', 'topic', 'partition'] as const;

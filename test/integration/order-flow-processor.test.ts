@@ -182,11 +182,19 @@ async function stopGracefully(child: Child): Promise<void> {
   if (code !== 0) throw new Error(`processor exited with ${code}:\n${child.output().slice(-3000)}`);
 }
 
-async function killMidStream(s: Scenario, child: Child, atLeast: number): Promise<number> {
+/**
+ * Starts a processor with small transactions on two partitions at a time (slow enough to be
+ * killed part-way), SIGKILLs it once `atLeast` of the stream is processed, and checks it was
+ * killed part-way indeed.
+ */
+async function killMidStream(s: Scenario, atLeast: number): Promise<void> {
+  const child = spawnTs(MAIN, [], { ...s.env, MDQ_PROCESSOR_CHUNK: '20', MDQ_PROCESSOR_CONCURRENCY: '2' });
   await waitFor('part of the stream to be processed', async () => (await progress(s)) >= atLeast || child.exitCode !== null, 60_000, 10);
   child.kill('SIGKILL');
   await exited(child);
-  return progress(s);
+  const atKill = await progress(s);
+  expect(atKill).toBeGreaterThan(0);
+  expect(atKill).toBeLessThan(1);
 }
 
 /** Every derived message equals the pure computation, byte for byte, in order, on its source partition. */
@@ -294,11 +302,7 @@ describe('order-flow processor', () => {
   it('SIGKILL mid-stream, then a restart: exactly the pure computation, no duplicate, no loss', async () => {
     const s = await openScenario('ofp-kill');
     try {
-      // Small transactions, two partitions at a time: slow enough to be killed part-way.
-      const first = spawnTs(MAIN, [], { ...s.env, MDQ_PROCESSOR_CHUNK: '20', MDQ_PROCESSOR_CONCURRENCY: '2' });
-      const atKill = await killMidStream(s, first, 0.2);
-      expect(atKill).toBeGreaterThan(0);
-      expect(atKill).toBeLessThan(1);
+      await killMidStream(s, 0.2);
       // Restarted with two processing threads: two group members share the partitions.
       const second = spawnTs(MAIN, [], { ...s.env, MDQ_PROCESSOR_THREADS: '2' });
       await waitComplete(s);
@@ -341,10 +345,7 @@ describe('order-flow processor', () => {
   it('SIGKILL, the Redis state deleted, a restart: the state is rebuilt by replay and the topics are still exact', async () => {
     const s = await openScenario('ofp-lost');
     try {
-      const first = spawnTs(MAIN, [], { ...s.env, MDQ_PROCESSOR_CHUNK: '20', MDQ_PROCESSOR_CONCURRENCY: '2' });
-      const atKill = await killMidStream(s, first, 0.3);
-      expect(atKill).toBeGreaterThan(0);
-      expect(atKill).toBeLessThan(1);
+      await killMidStream(s, 0.3);
       expect(await deleteState(s)).toBeGreaterThan(0);
       const second = spawnTs(MAIN, [], s.env);
       await waitComplete(s);

@@ -112,18 +112,12 @@ function brute(rows: OrderFlowRow[], c: Case, field: Sortable, descending: boole
   return out;
 }
 
+function statsQuery(view: string, c: Case, onlyTickersFilter = false): OrderFlowQuery<OrderFlowRow> {
+  return { view, version: 1, sessions: c.sessions ?? SESSIONS, window: c.window, predicate: c.predicate, hints: c.hints, onlyTickersFilter };
+}
+
 function query(view: string, c: Case, field: Sortable, descending: boolean, size: number): OrderFlowPageQuery<OrderFlowRow> {
-  return {
-    view,
-    version: 1,
-    sessions: c.sessions ?? SESSIONS,
-    window: c.window,
-    predicate: c.predicate,
-    hints: c.hints,
-    sort: { field, descending, value: valueOf(field) },
-    after: null,
-    size,
-  };
+  return { ...statsQuery(view, c), sort: { field, descending, value: valueOf(field) }, after: null, size };
 }
 
 /** Walks every page; checks page sizes and that only the last page lacks a cursor. */
@@ -261,15 +255,6 @@ describe('statistics equal brute force', () => {
     }
     return statisticsFromCounters(m);
   }
-  const statsQuery = (view: string, c: Case, onlyTickersFilter = false): OrderFlowQuery<OrderFlowRow> => ({
-    view,
-    version: 1,
-    sessions: c.sessions ?? SESSIONS,
-    window: c.window,
-    predicate: c.predicate,
-    hints: c.hints,
-    onlyTickersFilter,
-  });
 
   it('counters (whole sessions, no filter or only tickers) and scans agree exactly', async () => {
     for (const [view, rows] of [
