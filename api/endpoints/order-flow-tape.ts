@@ -44,6 +44,10 @@ function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
   const osi = filter.values.get('osi');
   if (Array.isArray(osi)) hints.osi = osi[0] as string;
   if (filter.values.get('isUnusual') === true) hints.unusualOnly = true;
+  for (const [key, hint] of [['contractTypes', 'contractTypes'], ['tradeSideCodes', 'tradeSides'], ['sectors', 'sectors']] as const) {
+    const v = filter.values.get(key);
+    if (Array.isArray(v)) hints[hint] = v as string[];
+  }
   for (const [key, field] of Object.entries(INDEXED_RANGE_FILTERS)) {
     const r = filter.values.get(key);
     if (Array.isArray(r) && r.length === 2) hints.ranges![field] = [r[0] as number | null, r[1] as number | null];
@@ -114,7 +118,8 @@ export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body
 
   const version = await ctx.views.version(o.view);
   // The sessions the view holds are read only when the selector needs them (not for a sessionDate).
-  const held = version === null || selector.kind === 'session' ? [] : await orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version);
+  const held =
+    version === null || selector.kind === 'session' ? [] : await ctx.views.list(`${o.view}:${version}:sessions`, () => orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version));
   const sessions = selector.kind === 'session' ? [selector.sessionDate] : selector.kind === 'window' ? sessionsOverlapping(selector.window, held) : held.slice(-1);
   if (version === null || sessions.length === 0) return wantStatistics ? { data: [], statistics: emptyStatistics() } : { data: [] };
 

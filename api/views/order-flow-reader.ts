@@ -3,6 +3,7 @@ import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import {
+  COMBO_DIMENSIONS,
   ORDER_FLOW_CONSOLIDATED_VIEW,
   PREMIUM_TIERS,
   SORT_INDEXES,
@@ -57,6 +58,10 @@ export interface OrderFlowHints {
   ranges?: Partial<Record<IndexedSort, [number | null, number | null]>>;
   /** isUnusual: true in the filter object. */
   unusualOnly?: boolean;
+  /** Values the filter object allows (OR within each), for the combination index. */
+  contractTypes?: string[];
+  tradeSides?: string[];
+  sectors?: string[];
 }
 
 export interface OrderFlowQuery<Row> {
@@ -105,6 +110,11 @@ export interface OrderFlowReadOptions {
 
 /** Plan B reads a candidate set of at most this many rows rather than walk an index. */
 export const CANDIDATE_THRESHOLD = 5_000;
+/**
+ * Most combination sets (cx) one (partition, session) may contribute to a family: a filter that
+ * pins few of the combination's dimensions enumerates too many sets to be worth counting.
+ */
+export const MAX_COMBOS = 40;
 const SCAN_CHUNK = 1_000;
 const MAX_FETCH = 4_000;
 
@@ -201,11 +211,42 @@ class Planner<Row extends OrderFlowRow> {
       if (tier !== undefined) out.push(this.family(`pt:${tier}`, true, this.parts, (k, d) => k.premiumTier(d, tier), t.min, t.max));
     }
     if (h.unusualOnly) out.push(this.family('un', true, this.parts, (k, d) => k.unusual(d), t.min, t.max));
+    const combos = this.combos();
+    if (combos) {
+      const sources: LexSource[] = [];
+      if (!emptyLexRange(t.min, t.max)) {
+        for (const d of this.q.sessions) for (const p of this.parts) for (const c of combos) sources.push({ partition: p, key: this.keys[p].combo(d, c), min: t.min, max: t.max, tag: d });
+      }
+      out.push({ name: 'cx', byTime: true, sources, count: -1 });
+    }
     for (const f of Object.keys(h.ranges ?? {}) as IndexedSort[]) {
       const r = h.ranges![f];
       if (f === 'TRADE_TIME' || !r || (r[0] === null && r[1] === null)) continue;
       out.push(this.sortFamily(f));
     }
+    return out;
+  }
+
+  /**
+   * The combination sets (services/views/order-flow.ts, COMBO_DIMENSIONS) that hold every row the
+   * hints allow, or null when the hints pin none of contract type, trade side and sector (the
+   * premium tier alone is the pt: index) or allow more than MAX_COMBOS sets.
+   */
+  combos(): [number, string, string, string][] | null {
+    const h = this.q.hints;
+    if (!h.contractTypes && !h.tradeSides && !h.sectors) return null;
+    const D = COMBO_DIMENSIONS;
+    const [lo, hi] = h.ranges?.PREMIUM ?? [null, null];
+    // A tier's set holds premiums from the tier up to the next tier: keep the tiers that overlap.
+    const tiers = D.tier.filter((t, i) => (hi === null || t <= hi) && (lo === null || i === D.tier.length - 1 || D.tier[i + 1] > lo));
+    // A value outside a dimension's list is filed under its last value (as the writer does).
+    const pick = (all: readonly string[], want?: string[]) => (want ? [...new Set(want.map((v) => (all.includes(v) ? v : all[all.length - 1])))] : all);
+    const cts = pick(D.contractType, h.contractTypes);
+    const sides = pick(D.tradeSide, h.tradeSides);
+    const sectors = pick(D.sector, h.sectors);
+    if (tiers.length * cts.length * sides.length * sectors.length > MAX_COMBOS) return null;
+    const out: [number, string, string, string][] = [];
+    for (const t of tiers) for (const c of cts) for (const s of sides) for (const x of sectors) out.push([t, c, s, x]);
     return out;
   }
 
@@ -241,6 +282,9 @@ class Planner<Row extends OrderFlowRow> {
     if (h.tickers && !h.tickers.includes(row.ticker)) return false;
     if (h.osi !== undefined && row.osi !== h.osi) return false;
     if (h.unusualOnly && !row.isUnusual) return false;
+    if (h.contractTypes && !h.contractTypes.includes(row.contractType)) return false;
+    if (h.tradeSides && !h.tradeSides.includes(row.tradeSideCode)) return false;
+    if (h.sectors && !h.sectors.includes(row.sector)) return false;
     if (h.ranges) {
       for (const f of Object.keys(h.ranges) as IndexedSort[]) {
         const r = h.ranges[f];
@@ -441,7 +485,7 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
 ): Promise<OrderFlowStatistics> {
   const pl = new Planner(redis, keyPrefix, q);
   const h = q.hints;
-  const countersApply = !q.window && q.onlyTickersFilter === true && h.osi === undefined && !h.unusualOnly && !Object.values(h.ranges ?? {}).some((r) => r && (r[0] !== null || r[1] !== null));
+  const countersApply = !q.window && q.onlyTickersFilter === true && h.osi === undefined && !h.unusualOnly && !h.contractTypes && !h.tradeSides && !h.sectors && !Object.values(h.ranges ?? {}).some((r) => r && (r[0] !== null || r[1] !== null));
   const sums = new Map<string, number>();
   const add = (f: string, v: number) => sums.set(f, (sums.get(f) ?? 0) + v);
   if (opts.force ? opts.force === 'counters' : countersApply) {

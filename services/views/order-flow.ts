@@ -6,6 +6,7 @@ import {
   type EnrichedPrintEvent,
   type OpenInterestFlags,
 } from '../domain/order-flow';
+import { SECTORS } from '../domain/enums';
 import type { PartitionKeys } from './keys';
 
 /**
@@ -25,6 +26,10 @@ import type { PartitionKeys } from './keys';
  *   <D>:os:<OSI>           zset  rows of one contract, by tradeTime (also drives the open-interest join)
  *   <D>:pt:<tier>          zset  rows with premium >= tier dollars (PREMIUM_TIERS), by tradeTime
  *   <D>:un                 zset  rows with isUnusual, by tradeTime
+ *   <D>:cx:<tier>:<CT>:<SIDE>:<SECTOR>
+ *                          zset  rows of one (premium tier, contract type, trade side, sector)
+ *                                combination, by tradeTime (COMBO_DIMENSIONS): a filter on these
+ *                                fields reads a union of a few such sets, holding only matches
  *   <D>:st                 hash  statistics counters of every row (statField)
  *   <D>:st:<TICKER>        hash  the same per underlying
  *
@@ -58,6 +63,40 @@ export const INDEXED_SORTS = Object.keys(SORT_INDEXES) as IndexedSort[];
 /** Premium thresholds (dollars) with their own by-time index, for "big flow" filters. */
 export const PREMIUM_TIERS = [100_000, 500_000, 1_000_000] as const;
 
+/**
+ * The dimensions of the combination index (`<D>:cx:...`): every row is in exactly one set, named
+ * by the highest premium tier it reaches (0 below the lowest), its contract type, trade side and
+ * sector. A query pinning some of them reads the union of the sets its values allow (an
+ * unpinned dimension enumerates every value), each in tradeTime order, so a selective filter
+ * such as "PUT, premium >= $500k, ASK, TECHNOLOGY" reads only the matching rows. A value outside
+ * these lists (not produced today) is filed under the dimension's last value: an unpinned
+ * dimension enumerates it, and a pinned filter value (always a listed one) never matches such a
+ * row anyway, so no match is ever missed (the row predicate still decides).
+ */
+export const COMBO_DIMENSIONS = {
+  tier: [0, ...PREMIUM_TIERS] as readonly number[],
+  contractType: ['CALL', 'PUT'] as readonly string[],
+  tradeSide: ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'] as readonly string[],
+  sector: SECTORS as readonly string[],
+};
+
+/** The highest premium tier a premium reaches, 0 below the lowest. */
+export function premiumTierOf(premium: number): number {
+  let t = 0;
+  for (const x of PREMIUM_TIERS) if (premium >= x) t = x;
+  return t;
+}
+
+function inList(list: readonly string[], v: string): string {
+  return list.includes(v) ? v : list[list.length - 1];
+}
+
+/** The combination set of a row: [tier, contractType, tradeSide, sector]. */
+export function comboOf(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): [number, string, string, string] {
+  const d = COMBO_DIMENSIONS;
+  return [premiumTierOf(row.premium), inList(d.contractType, row.contractType), inList(d.tradeSide, row.tradeSideCode), inList(d.sector, row.sector)];
+}
+
 export function orderFlowKeys(p: PartitionKeys) {
   return {
     sessions: p.key('s'),
@@ -70,6 +109,7 @@ export function orderFlowKeys(p: PartitionKeys) {
     contract: (d: string, osi: string) => p.key(d, 'os', osi.replace(/ /g, '_')),
     premiumTier: (d: string, tier: number) => p.key(d, 'pt', String(tier)),
     unusual: (d: string) => p.key(d, 'un'),
+    combo: (d: string, c: readonly [number, string, string, string]) => p.key(d, 'cx', String(c[0]), c[1], c[2], c[3]),
     stats: (d: string) => p.key(d, 'st'),
     tickerStats: (d: string, t: string) => p.key(d, 'st', t),
   };
@@ -319,6 +359,7 @@ export function rowIndexEntries(k: OrderFlowKeys, row: OrderFlowRow): [key: stri
   out.push([k.contract(d, row.osi), byTime]);
   for (const tier of PREMIUM_TIERS) if (row.premium >= tier) out.push([k.premiumTier(d, tier), byTime]);
   if (row.isUnusual) out.push([k.unusual(d), byTime]);
+  out.push([k.combo(d, comboOf(row)), byTime]);
   return out;
 }
 

@@ -16,6 +16,7 @@ import {
 } from '../../services/views/order-flow';
 import {
   CANDIDATE_THRESHOLD,
+  MAX_COMBOS,
   orderFlowSessions,
   readComprisingTrades,
   readOrderFlowPage,
@@ -94,6 +95,20 @@ const CASES: Case[] = [
     hints: { tickers: ['AAPL', 'TSLA', 'AMD'], ranges: { SIZE: [5, 250] } },
     window: null,
     predicate: (r) => ['AAPL', 'TSLA', 'AMD'].includes(r.ticker) && r.size >= 5 && r.size <= 250 && r.contractType === 'PUT',
+  },
+  {
+    // The fixture's sectors ('Technology', 'ETF') are outside the spec's list: the combination
+    // index files them under its last sector, and the reader must still find them.
+    name: 'combination: puts at or above the ask, premium >= 100k, one sector',
+    hints: { contractTypes: ['PUT'], tradeSides: ['ASK', 'ABOVE_ASK'], sectors: ['Technology'], ranges: { PREMIUM: [100_000, null] } },
+    window: null,
+    predicate: (r) => r.contractType === 'PUT' && ['ASK', 'ABOVE_ASK'].includes(r.tradeSideCode) && r.sector === 'Technology' && r.premium >= 100_000,
+  },
+  {
+    name: 'combination: calls below $200k on the bid side, two sectors',
+    hints: { contractTypes: ['CALL'], tradeSides: ['BID', 'BELOW_BID'], sectors: ['ETF', 'TECHNOLOGY'], ranges: { PREMIUM: [null, 200_000] } },
+    window: null,
+    predicate: (r) => r.contractType === 'CALL' && ['BID', 'BELOW_BID'].includes(r.tradeSideCode) && ['ETF', 'TECHNOLOGY'].includes(r.sector) && r.premium <= 200_000,
   },
   {
     name: 'one session, premium range and window',
@@ -209,6 +224,12 @@ describe('paging: every plan equals brute force', () => {
     expect(await plan(CASES[2])).toBe('A os');
     expect(await plan(CASES[3])).toBe('A pt:100000');
     expect(await plan(CASES[4])).toBe('A un');
+    expect(await plan(CASES.find((c) => c.name.startsWith('combination: puts'))!)).toBe('A cx');
+    expect(await plan(CASES.find((c) => c.name.startsWith('combination: calls'))!)).toBe('A cx');
+    // Any sector: 2 tiers x 1 type x 2 sides x 12 sectors = 48 sets, over MAX_COMBOS: not used.
+    const anySector = CASES.find((c) => c.name.startsWith('combination: calls'))!;
+    expect(MAX_COMBOS).toBe(40);
+    expect(await plan({ ...anySector, hints: { ...anySector.hints, sectors: undefined } })).toBe('A x:time');
     expect(await plan(CASES[0], {})).toBe('A x:time');
     // Auto: the contract's index is tiny, so the candidate set is read (for any sort).
     const seen: string[] = [];

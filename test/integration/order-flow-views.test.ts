@@ -6,6 +6,7 @@ import type { ViewProjector } from '../../projections/runtime/view-projector';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { PartitionKeys } from '../../services/views/keys';
 import type { ConsolidatedTradeEvent } from '../../services/domain/order-flow';
+import { SECTORS } from '../../services/domain/enums';
 import {
   ORDER_FLOW_CONSOLIDATED_VIEW,
   ORDER_FLOW_PRINTS_VIEW,
@@ -82,6 +83,11 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     zadd(R(k.contract(d, r.osi)), byTime);
     for (const t of PREMIUM_TIERS) if (r.premium >= t) zadd(R(k.premiumTier(d, t)), byTime);
     if (r.isUnusual) zadd(R(k.unusual(d)), byTime);
+    // The combination set: highest premium tier reached, type, side, sector (off-list sectors such
+    // as the fixture's 'ETF' and 'Technology' go to the last listed sector).
+    const tier = [0, ...PREMIUM_TIERS].filter((t) => r.premium >= t).pop()!;
+    const sector = (SECTORS as readonly string[]).includes(r.sector) ? r.sector : SECTORS[SECTORS.length - 1];
+    zadd(R(`${k.rows(d).slice(0, -2)}:cx:${tier}:${r.contractType}:${r.tradeSideCode}:${sector}`), byTime);
     for (const key of [k.stats(d), k.tickerStats(d, r.ticker)]) {
       hincr(R(key), statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
       hincr(R(key), statField(r.contractType, r.tradeSideCode, 'n'), 1);
