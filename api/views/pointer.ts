@@ -1,26 +1,43 @@
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import { pointerKey } from '../../services/views/keys';
 
 /**
- * Which version of each view to read. Cached briefly so a busy API does not read the pointer on
- * every request; the projector waits longer than this TTL before dropping a superseded version.
+ * What every request of a view needs before it reads rows, cached briefly per API process:
+ *  - which version of each view to read (the pointer), so a busy API does not read it on every
+ *    request; the projector waits longer than this TTL before dropping a superseded version;
+ *  - per-view lists such as the session dates a view holds (read from every partition), which
+ *    requests without a sessionDate need.
+ * Concurrent requests that miss share one Redis read (lru-cache's fetch); a failed read is not
+ * cached. A value is at most `ttlMs` old: a new session shows up within that time.
  */
 export class ViewPointers {
-  private readonly cache = new Map<string, { version: number | null; at: number }>();
+  private readonly versions: LRUCache<string, { v: number | null }>;
+  private readonly lists: LRUCache<string, string[], () => Promise<string[]>>;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    private readonly ttlMs = 1_000,
-  ) {}
+    readonly ttlMs = 1_000,
+  ) {
+    this.versions = new LRUCache({
+      max: 1_000,
+      ttl: ttlMs,
+      fetchMethod: async (view) => {
+        const v = await this.redis.get(pointerKey(this.prefix, view));
+        return { v: v === null ? null : Number(v) };
+      },
+    });
+    this.lists = new LRUCache({ max: 1_000, ttl: ttlMs, fetchMethod: (_key, _stale, { context }) => context() });
+  }
 
   /** The served version, or null when the view has never been built. */
   async version(view: string): Promise<number | null> {
-    const hit = this.cache.get(view);
-    const now = Date.now();
-    if (hit && now - hit.at < this.ttlMs) return hit.version;
-    const v = await this.redis.get(pointerKey(this.prefix, view));
-    const version = v === null ? null : Number(v);
-    this.cache.set(view, { version, at: now });
-    return version;
+    return (await this.versions.fetch(view))!.v;
+  }
+
+  /** A list derived from a view version (e.g. its sessions), read with `read` at most once per TTL. */
+  async list(key: string, read: () => Promise<string[]>): Promise<string[]> {
+    return (await this.lists.fetch(key, { context: read }))!;
   }
 }

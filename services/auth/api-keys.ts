@@ -11,6 +11,8 @@ import type Redis from 'ioredis';
  */
 
 export const KEY_PREFIX = 'mdq_';
+/** How stale a key's stored lastUsedTime may get before a request refreshes it. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 export const KEY_LENGTH = 35;
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const KEY_SHAPE = new RegExp(`^${KEY_PREFIX}[A-Za-z0-9]{${KEY_LENGTH - KEY_PREFIX.length}}$`);
@@ -105,7 +107,11 @@ export class ApiKeyStore {
     const rec = await this.read(id);
     // Constant-time comparison of the stored and computed digests.
     if (!rec || !crypto.timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex')) || rec.revoked) return null;
-    void this.redis.hset(this.recordKey(id), 'lastUsedTime', String(Date.now())).catch(() => {});
+    // lastUsedTime is kept to the minute: a busy key is not rewritten on every request.
+    const now = Date.now();
+    if (rec.lastUsedTime === null || now - rec.lastUsedTime >= LAST_USED_RESOLUTION_MS) {
+      void this.redis.hset(this.recordKey(id), 'lastUsedTime', String(now)).catch(() => {});
+    }
     const { hash: _h, ...pub } = rec;
     return pub;
   }

@@ -16,6 +16,7 @@ import { pipeline } from 'stream/promises';
 import { Readable } from 'stream';
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'pg';
+import { Pool as HttpPool } from 'undici';
 import { from as copyFrom } from 'pg-copy-streams';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { ApiKeyStore } from '../../services/auth/api-keys';
@@ -180,9 +181,10 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
       stdio: ['ignore', 'inherit', 'inherit'],
     }),
   );
-  for (const port of PORTS) {
+  // Each process is used once it answers a request (healthy is not enough: Redis may not be up yet).
+  for (let n = 0; n < PORTS.length; n++) {
     for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok).catch(() => false);
+      const ok = await post(key, TAPES[0].path, { sessionDate: SESSION, size: 1 }).then(() => true, () => false);
       if (ok) break;
       if (i > 200) throw new Error('the API did not start');
       await new Promise((r) => setTimeout(r, 200));
@@ -191,11 +193,16 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
   return { procs, key };
 }
 
+// undici's Pool rather than fetch: fetch costs the load generator several times more CPU per
+// request, and the load generator shares the 2 cores with the API, Redis and PostgreSQL.
+const pools = new Map<number, HttpPool>();
 async function post(key: string, p: string, body: unknown): Promise<any> {
   const port = PORTS[turn++ % PORTS.length];
-  const res = await fetch(`http://127.0.0.1:${port}${p}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(json)}`);
+  let pool = pools.get(port);
+  if (!pool) pools.set(port, (pool = new HttpPool(`http://127.0.0.1:${port}`, { connections: CLIENTS })));
+  const res = await pool.request({ path: p, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await res.body.json()) as any;
+  if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${JSON.stringify(json)}`);
   return json;
 }
 
@@ -291,6 +298,7 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const proc of procs) proc.kill('SIGTERM');
+    for (const hp of pools.values()) await hp.close();
     await pool.end();
     redis.disconnect();
   }
