@@ -3,7 +3,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 import type Redis from 'ioredis';
-import { ApiKeyStore } from '../../services/auth/api-keys';
+import { ApiKeyStore, LAST_USED_RESOLUTION_MS } from '../../services/auth/api-keys';
 import { ensureDevKey } from '../../services/auth/dev-key';
 import { createRedis, redisReady } from '../../services/redis/client';
 import { testConfig } from '../support/env';
@@ -70,6 +70,27 @@ describe('the keys CLI', () => {
     const listed = JSON.parse((await keysCli('list', '--json')).out.trim().split('\n').pop()!);
     const rec = listed.find((r: { id: string }) => r.id === created.id);
     expect(rec.lastUsedTime).toBeGreaterThanOrEqual(created.createdTime);
+  });
+
+  it('lastUsedTime is kept to the minute: a key used again within a minute is not rewritten, after it is', async () => {
+    const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+    const { key, record } = await store.create({ workspace: 'acme', user: 'dora', label: 'busy' });
+    const recordKey = `${config.keyPrefix}:apikey:${record.id}`;
+    const lastUsed = async () => {
+      await new Promise((r) => setTimeout(r, 50)); // the write is not awaited by verify
+      return redis.hget(recordKey, 'lastUsedTime');
+    };
+    expect(await store.verify(key)).toMatchObject({ id: record.id, user: 'dora' });
+    const first = await lastUsed();
+    expect(Number(first)).toBeGreaterThanOrEqual(record.createdTime);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await store.verify(key)).not.toBeNull();
+    expect(await lastUsed()).toBe(first);
+    // A stored value older than LAST_USED_RESOLUTION_MS is refreshed by the next use.
+    const old = Date.now() - LAST_USED_RESOLUTION_MS - 1_000;
+    await redis.hset(recordKey, 'lastUsedTime', String(old));
+    expect(await store.verify(key)).not.toBeNull();
+    expect(Number(await lastUsed())).toBeGreaterThan(old + LAST_USED_RESOLUTION_MS);
   });
 
   it('the human form shows the key once, with a warning that it cannot be shown again', async () => {

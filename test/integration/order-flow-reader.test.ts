@@ -28,6 +28,8 @@ import {
   type OrderFlowReadOptions,
 } from '../../api/views/order-flow-reader';
 import type { TimeWindow } from '../../api/request/time';
+import { ViewPointers } from '../../api/views/pointer';
+import { pointerKey } from '../../services/views/keys';
 import { testConfig } from '../support/env';
 import {
   CONSOLIDATED_SPEC,
@@ -262,6 +264,37 @@ describe('paging: every plan equals brute force', () => {
     expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 1)).toEqual(SESSIONS);
     expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_CONSOLIDATED_VIEW, 1)).toEqual(SESSIONS);
     expect(await orderFlowSessions(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 9)).toEqual([]);
+  });
+
+  it('the API caches a view pointer and a session list for its TTL, shares reads in flight, and does not cache a failure', async () => {
+    const views = new ViewPointers(redis, prefix, 300);
+    const pointer = pointerKey(prefix, 'cache-test');
+    await redis.set(pointer, '4');
+    expect(await views.version('cache-test')).toBe(4);
+    await redis.set(pointer, '5');
+    expect(await views.version('cache-test')).toBe(4); // within the TTL
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await views.version('cache-test')).toBe(5);
+    expect(await views.version('never-built')).toBeNull();
+
+    let reads = 0;
+    const read = async () => {
+      reads++;
+      return orderFlowSessions(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 1);
+    };
+    // Ten concurrent requests that miss share one read.
+    const lists = await Promise.all(Array.from({ length: 10 }, () => views.list('prints:1:sessions', read)));
+    for (const l of lists) expect(l).toEqual(SESSIONS);
+    expect(reads).toBe(1);
+    expect(await views.list('prints:1:sessions', read)).toEqual(SESSIONS);
+    expect(reads).toBe(1);
+    await new Promise((r) => setTimeout(r, 350));
+    await views.list('prints:1:sessions', read);
+    expect(reads).toBe(2);
+    // A failed read reaches the caller and is tried again by the next request.
+    await expect(views.list('failing', async () => Promise.reject(new Error('redis away')))).rejects.toThrow('redis away');
+    expect(await views.list('failing', async () => ['2024-05-01'])).toEqual(['2024-05-01']);
+    await redis.del(pointer);
   });
 });
 
