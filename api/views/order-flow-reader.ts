@@ -112,9 +112,10 @@ export interface OrderFlowReadOptions {
 export const CANDIDATE_THRESHOLD = 5_000;
 /**
  * Most combination sets (cx) one (partition, session) may contribute to a family: a filter that
- * pins few of the combination's dimensions enumerates too many sets to be worth counting.
+ * pins few of the combination's dimensions enumerates too many sets to be worth counting. 48
+ * admits a contract type and a trade side over every tier and sector (4 x 12), a common filter.
  */
-export const MAX_COMBOS = 40;
+export const MAX_COMBOS = 48;
 const SCAN_CHUNK = 1_000;
 const MAX_FETCH = 4_000;
 
