@@ -15,7 +15,7 @@ function main(): void {
   const log = createLogger('api', config.logLevel);
   // Fail fast while Redis is away: requests get a 503 problem instead of waiting, and the client
   // reconnects by itself, so the process never needs a restart because of Redis.
-  const redis = createRedis(config.redisUrl, log, { failFast: true, autoPipeline: true });
+  const redis = createRedis(config.redisUrl, log, { failFast: true, autoPipeline: settings.redisAutoPipeline });
   const keyStore = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(defaultDataDir()));
   const app = createApp({
     redis,

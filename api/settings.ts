@@ -8,6 +8,8 @@ export interface ApiSettings {
   quota: QuotaSettings;
   /** Express 'trust proxy': which X-Forwarded-For hops to believe when finding the client address. */
   trustProxy: boolean | number | string;
+  /** Auto-pipelining of the Redis client (MDQ_REDIS_AUTOPIPELINE, default on; `0` turns it off). */
+  redisAutoPipeline: boolean;
 }
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
@@ -34,5 +36,6 @@ export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettin
       windowMs: DEFAULT_QUOTA.windowMs,
     },
     trustProxy: trustProxy(env.TRUST_PROXY),
+    redisAutoPipeline: env.MDQ_REDIS_AUTOPIPELINE !== '0' && env.MDQ_REDIS_AUTOPIPELINE !== 'false',
   };
 }

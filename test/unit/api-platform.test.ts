@@ -43,7 +43,13 @@ describe('the problem catalog', () => {
 
 describe('API settings from the environment', () => {
   it('defaults to the spec quota: 240 per user and 60 per address a minute, no trusted proxy', () => {
-    expect(loadApiSettings({})).toEqual({ quota: { perUser: 240, perAddress: 60, windowMs: 60_000 }, trustProxy: false });
+    expect(loadApiSettings({})).toEqual({ quota: { perUser: 240, perAddress: 60, windowMs: 60_000 }, trustProxy: false, redisAutoPipeline: true });
+  });
+
+  it('MDQ_REDIS_AUTOPIPELINE=0 (or false) turns the Redis client\'s auto-pipelining off', () => {
+    expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: '0' }).redisAutoPipeline).toBe(false);
+    expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: 'false' }).redisAutoPipeline).toBe(false);
+    expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: '1' }).redisAutoPipeline).toBe(true);
   });
 
   it('reads MDQ_RATE_LIMIT_PER_MINUTE, MDQ_ANON_RATE_LIMIT_PER_MINUTE and TRUST_PROXY', () => {
