@@ -3,10 +3,10 @@ import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import {
-  COMBO_DIMENSIONS,
   ORDER_FLOW_CONSOLIDATED_VIEW,
   PREMIUM_TIERS,
   SORT_INDEXES,
+  combosAllowing,
   compareKeys,
   decodeComprising,
   decodeRow,
@@ -18,6 +18,7 @@ import {
   premiumCents,
   statField,
   statisticsFromCounters,
+  type Combo,
   type ComprisingTrade,
   type IndexedSort,
   type OrderFlowKeys,
@@ -233,22 +234,11 @@ class Planner<Row extends OrderFlowRow> {
    * hints allow, or null when the hints pin none of contract type, trade side and sector (the
    * premium tier alone is the pt: index) or allow more than MAX_COMBOS sets.
    */
-  combos(): [number, string, string, string][] | null {
+  combos(): Combo[] | null {
     const h = this.q.hints;
     if (!h.contractTypes && !h.tradeSides && !h.sectors) return null;
-    const D = COMBO_DIMENSIONS;
-    const [lo, hi] = h.ranges?.PREMIUM ?? [null, null];
-    // A tier's set holds premiums from the tier up to the next tier: keep the tiers that overlap.
-    const tiers = D.tier.filter((t, i) => (hi === null || t <= hi) && (lo === null || i === D.tier.length - 1 || D.tier[i + 1] > lo));
-    // A value outside a dimension's list is filed under its last value (as the writer does).
-    const pick = (all: readonly string[], want?: string[]) => (want ? [...new Set(want.map((v) => (all.includes(v) ? v : all[all.length - 1])))] : all);
-    const cts = pick(D.contractType, h.contractTypes);
-    const sides = pick(D.tradeSide, h.tradeSides);
-    const sectors = pick(D.sector, h.sectors);
-    if (tiers.length * cts.length * sides.length * sectors.length > MAX_COMBOS) return null;
-    const out: [number, string, string, string][] = [];
-    for (const t of tiers) for (const c of cts) for (const s of sides) for (const x of sectors) out.push([t, c, s, x]);
-    return out;
+    const combos = combosAllowing({ contractTypes: h.contractTypes, tradeSides: h.tradeSides, sectors: h.sectors, premium: h.ranges?.PREMIUM });
+    return combos.length > MAX_COMBOS ? null : combos;
   }
 
   /** Counts every family's rows (one pipeline) and drops sources that hold none. */

@@ -18,7 +18,7 @@ export class ViewPointers {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    readonly ttlMs = 1_000,
+    ttlMs = 1_000,
   ) {
     this.versions = new LRUCache({
       max: 1_000,

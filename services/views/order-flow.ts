@@ -76,7 +76,7 @@ export const PREMIUM_TIERS = [100_000, 500_000, 1_000_000] as const;
 export const COMBO_DIMENSIONS = {
   tier: [0, ...PREMIUM_TIERS] as readonly number[],
   contractType: ['CALL', 'PUT'] as readonly string[],
-  tradeSide: ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'] as readonly string[],
+  tradeSide: TRADE_SIDES as readonly string[],
   sector: SECTORS as readonly string[],
 };
 
@@ -87,14 +87,33 @@ export function premiumTierOf(premium: number): number {
   return t;
 }
 
+export type Combo = [tier: number, contractType: string, tradeSide: string, sector: string];
+
+/** The set a dimension value is filed under: itself, or the dimension's last value when off-list. */
 function inList(list: readonly string[], v: string): string {
   return list.includes(v) ? v : list[list.length - 1];
 }
 
-/** The combination set of a row: [tier, contractType, tradeSide, sector]. */
-export function comboOf(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): [number, string, string, string] {
+/** The combination set of a row. */
+export function comboOf(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): Combo {
   const d = COMBO_DIMENSIONS;
   return [premiumTierOf(row.premium), inList(d.contractType, row.contractType), inList(d.tradeSide, row.tradeSideCode), inList(d.sector, row.sector)];
+}
+
+/**
+ * Every combination set that can hold a row with these values (absent: any value) and a premium
+ * within [lo, hi] (null: open): the tiers whose premium span overlaps the range, times the sets
+ * the values are filed under.
+ */
+export function combosAllowing(o: { contractTypes?: readonly string[]; tradeSides?: readonly string[]; sectors?: readonly string[]; premium?: readonly [number | null, number | null] }): Combo[] {
+  const D = COMBO_DIMENSIONS;
+  const [lo, hi] = o.premium ?? [null, null];
+  // A tier's set holds premiums from the tier up to the next tier.
+  const tiers = D.tier.filter((t, i) => (hi === null || t <= hi) && (lo === null || i === D.tier.length - 1 || D.tier[i + 1] > lo));
+  const pick = (all: readonly string[], want?: readonly string[]) => (want ? [...new Set(want.map((v) => inList(all, v)))] : all);
+  const out: Combo[] = [];
+  for (const t of tiers) for (const c of pick(D.contractType, o.contractTypes)) for (const s of pick(D.tradeSide, o.tradeSides)) for (const x of pick(D.sector, o.sectors)) out.push([t, c, s, x]);
+  return out;
 }
 
 export function orderFlowKeys(p: PartitionKeys) {
@@ -109,7 +128,7 @@ export function orderFlowKeys(p: PartitionKeys) {
     contract: (d: string, osi: string) => p.key(d, 'os', osi.replace(/ /g, '_')),
     premiumTier: (d: string, tier: number) => p.key(d, 'pt', String(tier)),
     unusual: (d: string) => p.key(d, 'un'),
-    combo: (d: string, c: readonly [number, string, string, string]) => p.key(d, 'cx', String(c[0]), c[1], c[2], c[3]),
+    combo: (d: string, c: Readonly<Combo>) => p.key(d, 'cx', String(c[0]), c[1], c[2], c[3]),
     stats: (d: string) => p.key(d, 'st'),
     tickerStats: (d: string, t: string) => p.key(d, 'st', t),
   };

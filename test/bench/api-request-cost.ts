@@ -35,7 +35,8 @@ const SESSION = flag('session', '2026-11-20');
 const ONLY = flag('only', '');
 const PORT = Number(process.env.BENCH_API_PORT ?? 18490);
 const SECRET = 'api-cost-bench-secret';
-const children: ChildProcess[] = [];
+/** The API under test, ended with this process however it ends. */
+let api: ChildProcess | undefined;
 const C = '/v1/options/tool/order-flow/consolidated';
 const U = '/v1/options/tool/order-flow/unconsolidated';
 
@@ -52,13 +53,11 @@ async function main(): Promise<void> {
   if (v === null) throw new Error(`no order-flow view under prefix ${config.keyPrefix}`);
   const held = await orderFlowSessions(redis, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, Number(v));
   if (!held.includes(SESSION)) throw new Error(`session ${SESSION} is not in the view (it holds ${held.join(', ')})`);
-  const session = SESSION;
   const { key } = await new ApiKeyStore(redis, config.keyPrefix, SECRET).create({ workspace: 'bench', user: `cost-${Date.now()}`, label: 'api cost bench' });
-  const proc: ChildProcess = spawn(process.execPath, ['--import', 'tsx', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : []), path.join(repoRoot, 'api/main.ts')], {
+  const proc = (api = spawn(process.execPath, ['--import', 'tsx', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : []), path.join(repoRoot, 'api/main.ts')], {
     env: { ...process.env, PORT: String(PORT), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  children.push(proc);
+  }));
   const pool = new Pool(`http://127.0.0.1:${PORT}`, { connections: CLIENTS });
   const post = async (p: string, body: unknown) => {
     const res = await pool.request({ path: p, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -73,12 +72,12 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 200));
   }
   const cases: [string, string, Record<string, unknown>][] = [
-    ['consolidated, first page of 50', C, { sessionDate: session, size: 50 }],
-    ['consolidated, one row', C, { sessionDate: session, size: 1 }],
+    ['consolidated, first page of 50', C, { sessionDate: SESSION, size: 50 }],
+    ['consolidated, one row', C, { sessionDate: SESSION, size: 1 }],
     ['consolidated, latest session (no sessionDate), 50', C, { size: 50 }],
-    ['unconsolidated, one ticker, 50', U, { sessionDate: session, size: 50, filter: { tickers: 'SPY' } }],
-    ['unconsolidated, PUT + ASK + premium >= 10k, 50', U, { sessionDate: session, size: 50, filter: { contractTypes: 'PUT', tradeSideCodes: 'A', premiumRange: { min: 10_000 } } }],
-    ['consolidated, premium desc, 50', C, { sessionDate: session, size: 50, sort: { field: 'PREMIUM', direction: 'DESCENDING' } }],
+    ['unconsolidated, one ticker, 50', U, { sessionDate: SESSION, size: 50, filter: { tickers: 'SPY' } }],
+    ['unconsolidated, PUT + ASK + premium >= 10k, 50', U, { sessionDate: SESSION, size: 50, filter: { contractTypes: 'PUT', tradeSideCodes: 'A', premiumRange: { min: 10_000 } } }],
+    ['consolidated, premium desc, 50', C, { sessionDate: SESSION, size: 50, sort: { field: 'PREMIUM', direction: 'DESCENDING' } }],
   ];
   const out: Record<string, unknown>[] = [];
   for (const [name, p, body] of cases.filter(([n]) => n.includes(ONLY))) {
@@ -102,14 +101,12 @@ async function main(): Promise<void> {
   await pool.close();
   redis.disconnect();
   const file = path.join(repoRoot, 'test/bench/results/api-request-cost.json');
-  fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session, machine: '2 cores shared by the API, Redis and the load generator', results: out }, null, 2)}\n`);
+  fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', results: out }, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }
 
 main().catch((err) => {
   console.error(err);
-  process.exit(1); // the API child gets SIGTERM from its exit handler below
+  process.exit(1);
 });
-process.on('exit', () => {
-  for (const c of children) c.kill('SIGTERM');
-});
+process.on('exit', () => api?.kill('SIGTERM'));

@@ -182,9 +182,9 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
     }),
   );
   // Each process is used once it answers a request (healthy is not enough: Redis may not be up yet).
-  for (let n = 0; n < PORTS.length; n++) {
+  for (const port of PORTS) {
     for (let i = 0; ; i++) {
-      const ok = await post(key, TAPES[0].path, { sessionDate: SESSION, size: 1 }).then(() => true, () => false);
+      const ok = await post(key, TAPES[0].path, { sessionDate: SESSION, size: 1 }, port).then(() => true, () => false);
       if (ok) break;
       if (i > 200) throw new Error('the API did not start');
       await new Promise((r) => setTimeout(r, 200));
@@ -196,8 +196,8 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
 // undici's Pool rather than fetch: fetch costs the load generator several times more CPU per
 // request, and the load generator shares the 2 cores with the API, Redis and PostgreSQL.
 const pools = new Map<number, HttpPool>();
-async function post(key: string, p: string, body: unknown): Promise<any> {
-  const port = PORTS[turn++ % PORTS.length];
+/** POST to one API process: `port`, or the next one in turn. */
+async function post(key: string, p: string, body: unknown, port = PORTS[turn++ % PORTS.length]): Promise<any> {
   let pool = pools.get(port);
   if (!pool) pools.set(port, (pool = new HttpPool(`http://127.0.0.1:${port}`, { connections: CLIENTS })));
   const res = await pool.request({ path: p, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
