@@ -1,10 +1,11 @@
-import { loadConfig } from '../services/config';
+import { loadConfig, numberVar } from '../services/config';
 import { createKafka, createRegistry } from '../services/kafka/clients';
 import { createLogger } from '../services/log';
 import { processRegistry } from '../services/metrics/registry';
 import { serveMetrics } from '../services/metrics/serve';
 import { createRedis } from '../services/redis/client';
 import { PROJECTIONS, projectionByView } from './registry';
+import { DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
 import { ViewProjector } from './runtime/view-projector';
 
 /**
@@ -29,8 +30,9 @@ async function main(): Promise<void> {
     if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) fail(`METRICS_PORT must be a TCP port, got ${process.env.METRICS_PORT}`);
     await serveMetrics(metricsPort, processRegistry(), log);
   }
+  const partitionsConcurrently = numberVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, (v) => Number.isInteger(v) && v > 0 && v <= 64);
   const projectors = projections.map(
-    (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log }),
+    (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log, partitionsConcurrently }),
   );
 
   let stopping = false;

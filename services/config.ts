@@ -33,3 +33,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
   };
 }
+
+/** A numeric setting from the environment: `fallback` when unset or empty, an error when not `valid`. */
+export function numberVar(name: string, fallback: number, valid: (v: number) => boolean, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!valid(v)) throw new Error(`${name} is not valid: ${JSON.stringify(raw)}`);
+  return v;
+}

@@ -2,7 +2,7 @@ import http from 'http';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
-import { loadConfig } from '../../services/config';
+import { loadConfig, numberVar } from '../../services/config';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { createLogger } from '../../services/log';
 import type { FromThread, ThreadTask, ToThread } from './worker';
@@ -124,14 +124,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-}
-
-function numberVar(name: string, fallback: number, valid: (v: number) => boolean): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const v = Number(raw);
-  if (!valid(v)) throw new Error(`${name} is not valid: ${JSON.stringify(raw)}`);
-  return v;
 }
 
 main().catch((err) => {

@@ -15,7 +15,7 @@ import {
   type OrderFlowKeys,
   type OrderFlowRow,
 } from '../../services/views/order-flow';
-import type { RedisOp } from '../runtime/atomic-apply';
+import { MAX_OP_ARGS, type RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
 
 /**
@@ -57,23 +57,47 @@ interface OpenInterestEvent {
 
 const OPEN_INTEREST = topicFor('open-interest')!;
 
-/** Collects a chunk's writes: index diffs, row writes and net counter changes. */
+/**
+ * Collects a chunk's writes: index diffs, row writes and net counter changes, grouped by key so
+ * that each key gets one variadic command (a chunk of 500 rows touches each sort index 500
+ * times). Grouping does not reorder anything that matters: within one chunk every row (rowKey)
+ * is written once, and index members and hash fields carry the rowKey, so no two writes of a
+ * chunk touch the same member or field — removals, additions and sets commute.
+ */
 class ChunkWriter {
-  readonly ops: RedisOp[] = [];
+  private readonly removals = new Map<string, string[]>();
+  private readonly additions = new Map<string, string[]>();
+  private readonly fields = new Map<string, string[]>();
   private readonly counters = new Map<string, Map<string, number>>();
   private readonly sessions = new Set<string>();
 
   constructor(private readonly k: OrderFlowKeys) {}
 
+  private static add(to: Map<string, string[]>, key: string, ...values: string[]): void {
+    const list = to.get(key);
+    if (list) list.push(...values);
+    else to.set(key, values);
+  }
+
+  /** HSET key field value (a row, comprising trades, an open interest). */
+  set(key: string, field: string, value: string): void {
+    ChunkWriter.add(this.fields, key, field, value);
+  }
+
   /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
   upsert(old: OrderFlowRow | null, next: OrderFlowRow, nextJson: string, counters: boolean): void {
-    const before = old ? rowIndexEntries(this.k, old) : [];
     const after = rowIndexEntries(this.k, next);
-    const had = new Set(before.map(([key, m]) => `${key}\n${m}`));
-    const has = new Set(after.map(([key, m]) => `${key}\n${m}`));
-    for (const [key, m] of before) if (!has.has(`${key}\n${m}`)) this.ops.push(['ZREM', key, m]);
-    for (const [key, m] of after) if (!had.has(`${key}\n${m}`)) this.ops.push(['ZADD', key, '0', m]);
-    this.ops.push(['HSET', this.k.rows(next.sessionDate), next.rowKey, nextJson]);
+    if (old) {
+      const before = rowIndexEntries(this.k, old);
+      const had = new Set(before.map(([key, m]) => `${key}\n${m}`));
+      const has = new Set(after.map(([key, m]) => `${key}\n${m}`));
+      for (const [key, m] of before) if (!has.has(`${key}\n${m}`)) ChunkWriter.add(this.removals, key, m);
+      for (const [key, m] of after) if (!had.has(`${key}\n${m}`)) ChunkWriter.add(this.additions, key, '0', m);
+    } else {
+      // A new row (every row of a replay): only additions, no diff to compute.
+      for (const [key, m] of after) ChunkWriter.add(this.additions, key, '0', m);
+    }
+    this.set(this.k.rows(next.sessionDate), next.rowKey, nextJson);
     if (counters) {
       if (old) this.count(old, -1);
       this.count(next, 1);
@@ -93,9 +117,18 @@ class ChunkWriter {
   }
 
   finish(): RedisOp[] {
-    for (const [key, c] of this.counters) for (const f of STAT_FIELDS) this.ops.push(['HINCRBY', key, f, String(c.get(f) ?? 0)]);
-    for (const d of this.sessions) this.ops.push(['ZADD', this.k.sessions, '0', d]);
-    return this.ops;
+    const ops: RedisOp[] = [];
+    // One command per key, split where it would pass what one Lua call can unpack (MAX_OP_ARGS).
+    const emit = (cmd: string, key: string, values: string[], step: number) => {
+      const n = Math.floor(MAX_OP_ARGS / step) * step;
+      for (let i = 0; i < values.length; i += n) ops.push([cmd, key, ...values.slice(i, i + n)]);
+    };
+    for (const [key, members] of this.removals) emit('ZREM', key, members, 1);
+    for (const [key, scored] of this.additions) emit('ZADD', key, scored, 2);
+    for (const [key, pairs] of this.fields) emit('HSET', key, pairs, 2);
+    for (const [key, c] of this.counters) for (const f of STAT_FIELDS) ops.push(['HINCRBY', key, f, String(c.get(f) ?? 0)]);
+    for (const d of this.sessions) ops.push(['ZADD', this.k.sessions, '0', d]);
+    return ops;
   }
 }
 
@@ -133,7 +166,7 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
     es.forEach((e, j) => {
       const row = spec.toRow(e, oi.get(`${d}|${e.osi}`) ?? 0);
       const json = encodeRow(row);
-      if (spec.comprising) w.ops.push(['HSET', k.comprising(d), e.rowKey, spec.comprising(e)]);
+      if (spec.comprising) w.set(k.comprising(d), e.rowKey, spec.comprising(e));
       if (stored[j] === json) return; // the same row again: nothing changes
       w.upsert(stored[j] === null ? null : decodeRow(stored[j]!, e.rowKey, d), row, json, true);
     });
@@ -165,7 +198,7 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
       const [e2, members] = res[i++] as [Error | null, string[]];
       if (e2) throw e2;
       if (stored.get(`${d}|${osi}`) === oi) continue;
-      w.ops.push(['HSET', k.openInterest(d, osi), openInterestField(osi), String(oi)]);
+      w.set(k.openInterest(d, osi), openInterestField(osi), String(oi));
       if (!members.length) continue;
       let r = rederive.get(d);
       if (!r) rederive.set(d, (r = new Map()));

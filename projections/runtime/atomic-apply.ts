@@ -38,7 +38,7 @@ return {1, ARGV[3]}
 /** Commands whose consecutive uses on one key merge into one call (variadic, order-preserving). */
 const VARIADIC = new Set(['ZADD', 'ZREM', 'HSET', 'HDEL', 'SADD', 'SREM']);
 /** Lua's unpack is limited to a few thousand values; merged calls stay well below. */
-const MAX_MERGED_ARGS = 2_000;
+export const MAX_OP_ARGS = 2_000;
 
 /**
  * Merges a chunk's writes so that Redis runs one call per key and command where the projection
@@ -50,18 +50,25 @@ const MAX_MERGED_ARGS = 2_000;
 export function coalesceOps(ops: readonly RedisOp[]): RedisOp[] {
   const out: RedisOp[] = [];
   const lastOnKey = new Map<string, number>();
+  // Ops are copied only when another merges into them (most ops of a chunk are on keys written
+  // once), so the input is never modified.
+  const copied = new Set<number>();
   for (const op of ops) {
     const [cmd, key] = op;
     const at = lastOnKey.get(key);
     if (at !== undefined && VARIADIC.has(cmd)) {
-      const prev = out[at];
-      if (prev[0] === cmd && prev.length + op.length - 2 <= MAX_MERGED_ARGS) {
+      let prev = out[at];
+      if (prev[0] === cmd && prev.length + op.length - 2 <= MAX_OP_ARGS) {
+        if (!copied.has(at)) {
+          out[at] = prev = [...prev];
+          copied.add(at);
+        }
         // ZADD carries a score before each member; the other commands only members/fields.
         for (let i = 2; i < op.length; i++) prev.push(op[i]);
         continue;
       }
     }
-    out.push([...op]);
+    out.push(op as RedisOp);
     lastOnKey.set(key, out.length - 1);
   }
   return out;

@@ -17,6 +17,8 @@ export interface ViewProjectorDeps {
   keyPrefix: string;
   log: Logger;
   chunkSize?: number;
+  /** See RunnerOptions.partitionsConcurrently. */
+  partitionsConcurrently?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export class ViewProjector {
       keyPrefix: d.keyPrefix,
       log: d.log.child({ view: d.projection.view, version }),
       chunkSize: d.chunkSize,
+      partitionsConcurrently: d.partitionsConcurrently,
     });
   }
 

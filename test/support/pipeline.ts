@@ -5,7 +5,7 @@ import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
-import { createLogger } from '../../services/log';
+import { createLogger, type Logger } from '../../services/log';
 import { createRedis } from '../../services/redis/client';
 import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
@@ -23,7 +23,7 @@ export interface TestPipeline {
   newsTopic: string;
   newsSpec: TopicSpec;
   /** A projector of `projection` (news by default) into `keyPrefix`. */
-  newProjector(keyPrefix?: string, projection?: Projection): ViewProjector;
+  newProjector(keyPrefix?: string, projection?: Projection, log?: Logger): ViewProjector;
   /** Waits until `projection`'s view (news by default) has applied everything on its topics. */
   waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number, projection?: Projection): Promise<void>;
   close(): Promise<void>;
@@ -49,8 +49,8 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
     producer,
     newsTopic,
     newsSpec,
-    newProjector(keyPrefix = config.keyPrefix, projection = newsProjection) {
-      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log });
+    newProjector(keyPrefix = config.keyPrefix, projection = newsProjection, projectorLog = log) {
+      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log: projectorLog });
       projectors.push(p);
       return p;
     },
