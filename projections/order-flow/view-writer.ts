@@ -73,10 +73,11 @@ class ChunkWriter {
 
   constructor(private readonly k: OrderFlowKeys) {}
 
-  private static add(to: Map<string, string[]>, key: string, ...values: string[]): void {
-    const list = to.get(key);
-    if (list) list.push(...values);
-    else to.set(key, values);
+  private static add(to: Map<string, string[]>, key: string, a: string, b?: string): void {
+    let list = to.get(key);
+    if (!list) to.set(key, (list = []));
+    list.push(a);
+    if (b !== undefined) list.push(b);
   }
 
   /** HSET key field value (a row, comprising trades, an open interest). */
