@@ -1,11 +1,14 @@
-import { ORDER_FLOW_CONSOLIDATED_VIEW, type OrderFlowConsolidatedRow } from '../../services/views/order-flow';
+import { ORDER_FLOW_CONSOLIDATED_VIEW } from '../../services/views/order-flow';
 import type { EndpointDef } from '../request/endpoint';
 import { CONSOLIDATED_FIELDS, CONSOLIDATED_FILTERS } from '../request/option-trade-fields';
-import { COMMON_EXAMPLES, responseRow, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, filterSchema, requestSchema, responseSchema } from './order-flow-tape';
+import { COMMON_EXAMPLES, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 100;
 
-const toResponse = (r: OrderFlowConsolidatedRow) => responseRow(r, { tradeConsolidationType: r.tradeConsolidationType, isGoldenSweep: r.isGoldenSweep });
+export const CONSOLIDATED_RESPONSE = tapeResponse('One consolidated trade (spec "Consolidated option trade row"). Fields dropped by includes/excludes are absent.', {
+  ...ROW_PROPERTIES,
+  ...CONSOLIDATED_ONLY_PROPERTIES,
+});
 
 const PROJECTABLE = CONSOLIDATED_FIELDS.fields.filter((f) => f.projectable).map((f) => f.name);
 
@@ -25,16 +28,12 @@ export const orderFlowConsolidated: EndpointDef = {
     { includeComprisingTrades: { type: 'boolean', default: false, description: 'Nest the prints of each trade as comprisingTrades.' } },
     PROJECTABLE,
   ),
-  responseSchema: responseSchema({
-    type: 'object',
-    description: 'One consolidated trade (spec "Consolidated option trade row"). Fields dropped by includes/excludes are absent.',
-    additionalProperties: false,
-    properties: { ...ROW_PROPERTIES, ...CONSOLIDATED_ONLY_PROPERTIES },
-  }),
+  responseSchema: CONSOLIDATED_RESPONSE.schema,
+  serialize: CONSOLIDATED_RESPONSE.serialize,
   examples: {
     ...COMMON_EXAMPLES,
     goldenSweeps: { summary: 'Golden sweeps with their prints', request: { filter: { isGoldenSweep: true }, includeComprisingTrades: true, size: 10 } },
   },
   handle: (body, ctx) =>
-    answer({ view: ORDER_FLOW_CONSOLIDATED_VIEW, fields: CONSOLIDATED_FIELDS, filters: CONSOLIDATED_FILTERS, maxSize: MAX_SIZE, toResponse, comprising: true }, body, ctx),
+    answer({ view: ORDER_FLOW_CONSOLIDATED_VIEW, fields: CONSOLIDATED_FIELDS, filters: CONSOLIDATED_FILTERS, maxSize: MAX_SIZE, comprising: true }, body, ctx),
 };

@@ -1,3 +1,4 @@
+import fastJson from 'fast-json-stringify';
 import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_TYPES } from '../../services/domain/order-flow';
 import { INDUSTRIES, SECTORS } from '../../services/domain/enums';
 import { OPTION_EXCHANGE_CODES } from '../../services/domain/venues';
@@ -26,8 +27,6 @@ export interface TapeOptions<Row extends OrderFlowRow> {
   fields: FieldSet<Row>;
   filters: readonly FilterParam[];
   maxSize: number;
-  /** Response row in the spec's field order, without view-internal fields (rowKey, sessionDate). */
-  toResponse(row: Row): Record<string, unknown>;
   /** Consolidated rows: attach comprising trades when requested. */
   comprising?: boolean;
 }
@@ -56,45 +55,65 @@ function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
 }
 
 /**
- * The response form of a row, in the spec's field order; view-internal fields (rowKey,
- * sessionDate, lastTradeTime) stay behind. `extra` holds the tape's own fields (osi; the
- * consolidation fields), placed after tradeType.
+ * The response fields of a row in the spec's order: identity, then the trade, then the tape's own
+ * fields (osi after id; the consolidation fields after tradeType), flags, nested objects, time.
+ * View-internal fields (rowKey, sessionDate, lastTradeTime) are not among them.
  */
-export function responseRow(r: OrderFlowRow, extra: Record<string, unknown>): Record<string, unknown> {
-  return {
-    id: r.id,
-    ...('osi' in extra ? { osi: extra.osi } : {}),
-    ticker: r.ticker,
-    contractType: r.contractType,
-    expirationDate: r.expirationDate,
-    dte: r.dte,
-    strikePrice: r.strikePrice,
-    sector: r.sector,
-    industry: r.industry,
-    exchange: r.exchange,
-    premium: r.premium,
-    size: r.size,
-    volume: r.volume,
-    openInterest: r.openInterest,
-    optionPrice: r.optionPrice,
-    askPrice: r.askPrice,
-    bidPrice: r.bidPrice,
-    bidAskSpread: r.bidAskSpread,
-    stockPrice: r.stockPrice,
-    impliedVolatility: r.impliedVolatility,
-    tradeSideCode: r.tradeSideCode,
-    tradeType: r.tradeType,
-    ...extra,
-    sentimentType: r.sentimentType,
-    isUnusual: r.isUnusual,
-    isOpeningPosition: r.isOpeningPosition,
-    isETF: r.isETF,
-    isIndex: r.isIndex,
-    isVolumeGreaterThanOpenInterest: r.isVolumeGreaterThanOpenInterest,
-    greeks: r.greeks,
-    moneyness: r.moneyness,
-    tradeTime: r.tradeTime,
-  };
+export const RESPONSE_FIELD_ORDER = [
+  'id',
+  'osi',
+  'ticker',
+  'contractType',
+  'expirationDate',
+  'dte',
+  'strikePrice',
+  'sector',
+  'industry',
+  'exchange',
+  'premium',
+  'size',
+  'volume',
+  'openInterest',
+  'optionPrice',
+  'askPrice',
+  'bidPrice',
+  'bidAskSpread',
+  'stockPrice',
+  'impliedVolatility',
+  'tradeSideCode',
+  'tradeType',
+  'tradeConsolidationType',
+  'isGoldenSweep',
+  'sentimentType',
+  'isUnusual',
+  'isOpeningPosition',
+  'isETF',
+  'isIndex',
+  'isVolumeGreaterThanOpenInterest',
+  'greeks',
+  'moneyness',
+  'comprisingTrades',
+  'tradeTime',
+] as const;
+
+/**
+ * A tape's row schema (its properties in RESPONSE_FIELD_ORDER), its response schema, and the
+ * response serializer compiled from them (fast-json-stringify). The serializer writes only the
+ * row schema's properties, in order, so the handler hands it the rows as read from the view:
+ * view-internal fields stay out without a copy of every row, and a field dropped by
+ * includes/excludes (absent from the row object) is left out (no row property is required).
+ */
+export function tapeResponse(
+  description: string,
+  properties: Record<string, JsonSchema>,
+): { schema: JsonSchema; serialize: (result: unknown) => string; serializeRow: (row: unknown) => string } {
+  const unordered = Object.keys(properties).filter((k) => !(RESPONSE_FIELD_ORDER as readonly string[]).includes(k));
+  if (unordered.length) throw new Error(`row fields without a place in RESPONSE_FIELD_ORDER: ${unordered.join(', ')}`);
+  const ordered = Object.fromEntries(RESPONSE_FIELD_ORDER.filter((k) => k in properties).map((k) => [k, properties[k]]));
+  const row = { type: 'object', description, additionalProperties: false, properties: ordered };
+  const schema = responseSchema(row);
+  const compile = (x: JsonSchema) => fastJson(x as unknown as Parameters<typeof fastJson>[0]) as (value: unknown) => string;
+  return { schema, serialize: compile(schema), serializeRow: compile(row) };
 }
 
 export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body: Record<string, unknown>, ctx: EndpointContext): Promise<Record<string, unknown>> {
@@ -139,10 +158,11 @@ export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body
   if (o.comprising && body.includeComprisingTrades === true && !drop.has('comprisingTrades') && page.rows.length) {
     comprising = await readComprisingTrades(ctx.redis, ctx.keyPrefix, version, page.rows);
   }
+  // The rows as read (per request, not shared): the endpoint's serializer writes the response
+  // fields only (tapeResponse).
   const data = page.rows.map((r) => {
-    const out = o.toResponse(r);
-    if (comprising) out.comprisingTrades = comprising.get(r.rowKey) ?? [];
-    return project(out, drop);
+    if (comprising) (r as Row & { comprisingTrades?: ComprisingTrade[] }).comprisingTrades = comprising.get(r.rowKey) ?? [];
+    return project(r, drop);
   });
   const res: Record<string, unknown> = { data };
   if (page.next) res.nextSearchAfter = encodeCursor(page.next.sortKey, page.next.rowKey);

@@ -1,11 +1,15 @@
-import { ORDER_FLOW_PRINTS_VIEW, type OrderFlowPrintRow } from '../../services/views/order-flow';
+import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import type { EndpointDef } from '../request/endpoint';
 import { UNCONSOLIDATED_FIELDS, UNCONSOLIDATED_FILTERS } from '../request/option-trade-fields';
-import { COMMON_EXAMPLES, responseRow, ROW_PROPERTIES, answer, filterSchema, requestSchema, responseSchema } from './order-flow-tape';
+import { COMMON_EXAMPLES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 1000;
 
-const toResponse = (r: OrderFlowPrintRow) => responseRow(r, { osi: r.osi });
+export const UNCONSOLIDATED_RESPONSE = tapeResponse('One print (spec "Unconsolidated option trade row"). Fields dropped by includes/excludes are absent.', {
+  ...ROW_PROPERTIES,
+  id: { type: 'string', format: 'uuid' },
+  osi: { type: 'string', minLength: 21, maxLength: 21 },
+});
 
 const PROJECTABLE = UNCONSOLIDATED_FIELDS.fields.filter((f) => f.projectable).map((f) => f.name);
 
@@ -17,15 +21,11 @@ export const orderFlowUnconsolidated: EndpointDef = {
   kind: 'table',
   views: [ORDER_FLOW_PRINTS_VIEW],
   requestSchema: requestSchema(MAX_SIZE, filterSchema({ osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000".' } }), {}, PROJECTABLE),
-  responseSchema: responseSchema({
-    type: 'object',
-    description: 'One print (spec "Unconsolidated option trade row"). Fields dropped by includes/excludes are absent.',
-    additionalProperties: false,
-    properties: { ...ROW_PROPERTIES, id: { type: 'string', format: 'uuid' }, osi: { type: 'string', minLength: 21, maxLength: 21 } },
-  }),
+  responseSchema: UNCONSOLIDATED_RESPONSE.schema,
+  serialize: UNCONSOLIDATED_RESPONSE.serialize,
   examples: {
     ...COMMON_EXAMPLES,
     contract: { summary: 'One contract’s tape, oldest first, 1,000 rows a page', request: { size: 1000, sort: { field: 'tradeTime', direction: 'ASCENDING' }, filter: { osi: 'SPY   261218C00450000' } } },
   },
-  handle: (body, ctx) => answer({ view: ORDER_FLOW_PRINTS_VIEW, fields: UNCONSOLIDATED_FIELDS, filters: UNCONSOLIDATED_FILTERS, maxSize: MAX_SIZE, toResponse }, body, ctx),
+  handle: (body, ctx) => answer({ view: ORDER_FLOW_PRINTS_VIEW, fields: UNCONSOLIDATED_FIELDS, filters: UNCONSOLIDATED_FILTERS, maxSize: MAX_SIZE }, body, ctx),
 };

@@ -43,6 +43,12 @@ export interface EndpointDef {
   /** Problems this endpoint returns beyond the ones every endpoint can (e.g. 422 data-unavailable). */
   problems?: readonly ProblemCode[];
   handle(body: Record<string, unknown>, ctx: EndpointContext): Promise<unknown>;
+  /**
+   * Writes the handler's result as the JSON body; JSON.stringify when absent. An endpoint whose
+   * pages are large can compile one from its response schema (the order-flow tapes do): it writes
+   * the schema's properties in the schema's order and leaves anything else out.
+   */
+  serialize?(result: unknown): string;
 }
 
 export const V1 = '/v1';
@@ -55,7 +61,8 @@ export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (re
       const body = req.body === undefined ? {} : req.body;
       validate(body);
       const result = await def.handle(body as Record<string, unknown>, makeContext(req));
-      res.status(200).json(result);
+      if (def.serialize) res.status(200).type('application/json').send(def.serialize(result));
+      else res.status(200).json(result);
     } catch (err) {
       next(err);
     }

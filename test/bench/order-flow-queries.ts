@@ -23,8 +23,9 @@ import { ApiKeyStore } from '../../services/auth/api-keys';
 import { loadConfig } from '../../services/config';
 import { createRedis } from '../../services/redis/client';
 import { PartitionKeys, pointerKey } from '../../services/views/keys';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys, type OrderFlowConsolidatedRow, type OrderFlowPrintRow } from '../../services/views/order-flow';
-import { responseRow } from '../../api/endpoints/order-flow-tape';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys } from '../../services/views/order-flow';
+import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-consolidated';
+import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsolidated';
 import { repoRoot } from '../../services/stack/paths';
 
 const args = process.argv.slice(2);
@@ -102,7 +103,8 @@ async function loadPg(pool: Pool, tape: Tape): Promise<{ rows: number; seconds: 
       for await (const { rowKey, json } of storedRows(tape.view, v)) {
         // The row as the API answers it (same fields, same values), as a jsonb document.
         const r = decodeRow(json, rowKey, SESSION);
-        const doc = JSON.stringify(responseRow(r, tape.name === 'consolidated' ? { tradeConsolidationType: (r as OrderFlowConsolidatedRow).tradeConsolidationType, isGoldenSweep: (r as OrderFlowConsolidatedRow).isGoldenSweep } : { osi: (r as OrderFlowPrintRow).osi }));
+        // The document the API answers with (its own serializer).
+        const doc = (tape.name === 'consolidated' ? CONSOLIDATED_RESPONSE : UNCONSOLIDATED_RESPONSE).serializeRow(r);
         n++;
         yield `${[rowKey, SESSION, r.ticker, r.contractType, r.sector, r.tradeSideCode, r.premium, r.size, r.volume, r.dte, r.strikePrice, r.tradeTime].join('\t')}\t${tsvEscape(doc)}\n`;
       }
