@@ -13,7 +13,8 @@ import { orderFlowProjection } from './view-writer';
  * The row of an event: the event itself (the chunk's own decoded copy, used once) with the
  * open-interest fields set. Its extra fields (printId; version, comprisingTrades) are never
  * stored, since the stored form lists its fields (encodeRow); copying ~40 fields per row without
- * them cost a visible share of the projector's CPU.
+ * them cost a visible share of the projector's CPU. A chunk computed again (atomic-apply.ts: a
+ * conflict) sets the same fields again from the event's own values, so the result is the same.
  */
 function withOpenInterest<E extends EnrichedPrintEvent | ConsolidatedTradeEvent>(e: E, openInterest: number): E & OpenInterestFlags {
   return Object.assign(e, openInterestFlags(e, openInterest));

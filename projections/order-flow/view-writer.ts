@@ -61,8 +61,9 @@ const OPEN_INTEREST = topicFor('open-interest')!;
  * Collects a chunk's writes: index diffs, row writes and net counter changes, grouped by key so
  * that each key gets one variadic command (a chunk of 500 rows touches each sort index 500
  * times). Grouping does not reorder anything that matters: within one chunk every row (rowKey)
- * is written once, and index members and hash fields carry the rowKey, so no two writes of a
- * chunk touch the same member or field — removals, additions and sets commute.
+ * and every contract's open interest is written once, index members carry the rowKey and hash
+ * fields are a rowKey or (open interest) a contract, so no two writes of a chunk touch the same
+ * member or field — removals, additions and sets commute.
  */
 class ChunkWriter {
   private readonly removals = new Map<string, string[]>();
