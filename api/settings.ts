@@ -1,3 +1,4 @@
+import { positiveIntVar } from '../services/config';
 import { DEFAULT_QUOTA, QuotaSettings } from './request/quota';
 
 /**
@@ -12,14 +13,6 @@ export interface ApiSettings {
   redisAutoPipeline: boolean;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return dflt;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
-  return n;
-}
-
 /** TRUST_PROXY: unset/false (direct clients), true, a hop count, or addresses/subnets ('loopback, 10.0.0.0/8'). */
 function trustProxy(raw: string | undefined): boolean | number | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
@@ -31,8 +24,8 @@ function trustProxy(raw: string | undefined): boolean | number | string {
 export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettings {
   return {
     quota: {
-      perUser: positiveInt(env, 'MDQ_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perUser),
-      perAddress: positiveInt(env, 'MDQ_ANON_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perAddress),
+      perUser: positiveIntVar('MDQ_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perUser, env),
+      perAddress: positiveIntVar('MDQ_ANON_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perAddress, env),
       windowMs: DEFAULT_QUOTA.windowMs,
     },
     trustProxy: trustProxy(env.TRUST_PROXY),

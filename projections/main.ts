@@ -1,4 +1,4 @@
-import { loadConfig, numberVar } from '../services/config';
+import { loadConfig, portVar, positiveIntVar } from '../services/config';
 import { createKafka, createRegistry } from '../services/kafka/clients';
 import { createLogger } from '../services/log';
 import { processRegistry } from '../services/metrics/registry';
@@ -25,12 +25,8 @@ async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-projector', log);
   const registry = createRegistry(config);
   const redis = createRedis(config.redisUrl, log);
-  const metricsPort = process.env.METRICS_PORT ? Number(process.env.METRICS_PORT) : null;
-  if (metricsPort !== null) {
-    if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535) fail(`METRICS_PORT must be a TCP port, got ${process.env.METRICS_PORT}`);
-    await serveMetrics(metricsPort, processRegistry(), log);
-  }
-  const partitionsConcurrently = numberVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, (v) => Number.isInteger(v) && v > 0 && v <= 64);
+  if (process.env.METRICS_PORT) await serveMetrics(portVar('METRICS_PORT', 0), processRegistry(), log);
+  const partitionsConcurrently = positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64);
   const projectors = projections.map(
     (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log, partitionsConcurrently }),
   );

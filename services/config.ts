@@ -34,11 +34,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-/** A numeric setting from the environment: `fallback` when unset or empty, an error when not `valid`. */
-export function numberVar(name: string, fallback: number, valid: (v: number) => boolean, env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * A numeric setting from the environment: `fallback` when unset or empty; an error saying what it
+ * must be (`rule`, e.g. 'a positive integer') when `valid` refuses it.
+ */
+export function numberVar(name: string, fallback: number, rule: string, valid: (v: number) => boolean, env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const v = Number(raw);
-  if (!valid(v)) throw new Error(`${name} is not valid: ${JSON.stringify(raw)}`);
+  if (!valid(v)) throw new Error(`${name} must be ${rule}, got '${raw}'`);
   return v;
+}
+
+/** The usual case: a positive integer of at most `max`. */
+export function positiveIntVar(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env, max = Number.MAX_SAFE_INTEGER): number {
+  return numberVar(name, fallback, max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`, (v) => Number.isSafeInteger(v) && v >= 1 && v <= max, env);
+}
+
+/** A TCP port (0 = any free one). */
+export function portVar(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  return numberVar(name, fallback, 'a TCP port', (v) => Number.isInteger(v) && v >= 0 && v <= 65535, env);
 }

@@ -2,7 +2,7 @@ import http from 'http';
 import path from 'path';
 import { Worker } from 'worker_threads';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
-import { loadConfig, numberVar } from '../../services/config';
+import { loadConfig, numberVar, portVar, positiveIntVar } from '../../services/config';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { createLogger } from '../../services/log';
 import type { FromThread, ThreadTask, ToThread } from './worker';
@@ -30,15 +30,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger('order-flow-processor', config.logLevel);
   const env = process.env;
-  const threads = numberVar('MDQ_PROCESSOR_THREADS', 1, (v) => Number.isInteger(v) && v > 0 && v <= 64);
+  const threads = positiveIntVar('MDQ_PROCESSOR_THREADS', 1, env, 64);
   const base: Omit<ThreadTask, 'thread'> = {
     config,
-    rate: numberVar('MDQ_RISK_FREE_RATE', RISK_FREE_RATE, (v) => Number.isFinite(v) && v > -1 && v < 1),
-    chunkSize: numberVar('MDQ_PROCESSOR_CHUNK', 2_000, (v) => Number.isInteger(v) && v > 0),
-    concurrency: numberVar('MDQ_PROCESSOR_CONCURRENCY', 12, (v) => Number.isInteger(v) && v > 0),
-    fetchBytesPerPartition: numberVar('MDQ_PROCESSOR_FETCH_BYTES', 1024 * 1024, (v) => Number.isInteger(v) && v >= 1024),
-    sessionTimeoutMs: numberVar('MDQ_PROCESSOR_SESSION_TIMEOUT_MS', 30_000, (v) => Number.isInteger(v) && v >= 1_000),
-    crashAfterCommits: env.MDQ_PROCESSOR_CRASH_AFTER_COMMITS ? numberVar('MDQ_PROCESSOR_CRASH_AFTER_COMMITS', 0, (v) => Number.isInteger(v) && v > 0) : undefined,
+    rate: numberVar('MDQ_RISK_FREE_RATE', RISK_FREE_RATE, 'a rate between -1 and 1 (exclusive)', (v) => Number.isFinite(v) && v > -1 && v < 1, env),
+    chunkSize: positiveIntVar('MDQ_PROCESSOR_CHUNK', 2_000, env),
+    concurrency: positiveIntVar('MDQ_PROCESSOR_CONCURRENCY', 12, env),
+    fetchBytesPerPartition: numberVar('MDQ_PROCESSOR_FETCH_BYTES', 1024 * 1024, 'an integer of at least 1024', (v) => Number.isInteger(v) && v >= 1024, env),
+    sessionTimeoutMs: numberVar('MDQ_PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 'an integer of at least 1000', (v) => Number.isInteger(v) && v >= 1_000, env),
+    crashAfterCommits: env.MDQ_PROCESSOR_CRASH_AFTER_COMMITS ? positiveIntVar('MDQ_PROCESSOR_CRASH_AFTER_COMMITS', 0, env) : undefined,
   };
   log.info({ threads, rate: base.rate, chunkSize: base.chunkSize }, 'starting');
 
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   }
 
   if (env.METRICS_PORT) {
-    const port = numberVar('METRICS_PORT', 0, (v) => Number.isInteger(v) && v >= 0 && v <= 65535);
+    const port = portVar('METRICS_PORT', 0, env);
     const own = new Registry();
     collectDefaultMetrics({ register: own });
     // Each thread has its own registry: ask every thread, sum the series (a partition is

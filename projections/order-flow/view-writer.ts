@@ -15,7 +15,7 @@ import {
   type OrderFlowKeys,
   type OrderFlowRow,
 } from '../../services/views/order-flow';
-import { MAX_OP_ARGS, type RedisOp } from '../runtime/atomic-apply';
+import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
 
 /**
@@ -119,15 +119,11 @@ class ChunkWriter {
   }
 
   finish(): RedisOp[] {
+    // One command per key (applyAtomically splits what one Lua call could not unpack).
     const ops: RedisOp[] = [];
-    // One command per key, split where it would pass what one Lua call can unpack (MAX_OP_ARGS).
-    const emit = (cmd: string, key: string, values: string[], step: number) => {
-      const n = Math.floor(MAX_OP_ARGS / step) * step;
-      for (let i = 0; i < values.length; i += n) ops.push([cmd, key, ...values.slice(i, i + n)]);
-    };
-    for (const [key, members] of this.removals) emit('ZREM', key, members, 1);
-    for (const [key, scored] of this.additions) emit('ZADD', key, scored, 2);
-    for (const [key, pairs] of this.fields) emit('HSET', key, pairs, 2);
+    for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
+    for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);
+    for (const [key, pairs] of this.fields) ops.push(['HSET', key, ...pairs]);
     for (const [key, c] of this.counters) for (const f of STAT_FIELDS) ops.push(['HINCRBY', key, f, String(c.get(f) ?? 0)]);
     for (const d of this.sessions) ops.push(['ZADD', this.k.sessions, '0', d]);
     return ops;

@@ -35,16 +35,20 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return {1, ARGV[3]}
 `;
 
-/** Commands whose consecutive uses on one key merge into one call (variadic, order-preserving). */
-const VARIADIC = new Set(['ZADD', 'ZREM', 'HSET', 'HDEL', 'SADD', 'SREM']);
-/** Lua's unpack is limited to a few thousand values; merged calls stay well below. */
-export const MAX_OP_ARGS = 2_000;
+/**
+ * Commands whose consecutive uses on one key merge into one call (variadic, order-preserving),
+ * with how many arguments make one item: ZADD score member, HSET field value, the others a member.
+ */
+const ITEM_ARGS: Record<string, number> = { ZADD: 2, HSET: 2, ZREM: 1, HDEL: 1, SADD: 1, SREM: 1 };
+/** Lua's unpack is limited to a few thousand values; every call stays well below. */
+const MAX_OP_ARGS = 2_000;
 
 /**
  * Merges a chunk's writes so that Redis runs one call per key and command where the projection
- * wrote many (a chunk of 500 prints touches each sort index 500 times). Only consecutive uses on
- * the same key merge: an op joins the previous op on its key when that op has the same command,
- * so the order of the writes to each key is unchanged and the result is identical. Ops on
+ * wrote many (a chunk of 500 prints touches each sort index 500 times), and splits a variadic
+ * call longer than MAX_OP_ARGS (a projection may hand over one call per key). Only consecutive
+ * uses on the same key merge: an op joins the previous op on its key when that op has the same
+ * command, so the order of the writes to each key is unchanged and the result is identical. Ops on
  * different keys are independent, so their relative order does not matter.
  */
 export function coalesceOps(ops: readonly RedisOp[]): RedisOp[] {
@@ -53,23 +57,31 @@ export function coalesceOps(ops: readonly RedisOp[]): RedisOp[] {
   // Ops are copied only when another merges into them (most ops of a chunk are on keys written
   // once), so the input is never modified.
   const copied = new Set<number>();
-  for (const op of ops) {
+  const add = (op: RedisOp) => {
     const [cmd, key] = op;
     const at = lastOnKey.get(key);
-    if (at !== undefined && VARIADIC.has(cmd)) {
+    if (at !== undefined && cmd in ITEM_ARGS) {
       let prev = out[at];
       if (prev[0] === cmd && prev.length + op.length - 2 <= MAX_OP_ARGS) {
         if (!copied.has(at)) {
           out[at] = prev = [...prev];
           copied.add(at);
         }
-        // ZADD carries a score before each member; the other commands only members/fields.
         for (let i = 2; i < op.length; i++) prev.push(op[i]);
-        continue;
+        return;
       }
     }
-    out.push(op as RedisOp);
+    out.push(op);
     lastOnKey.set(key, out.length - 1);
+  };
+  for (const op of ops) {
+    const item = ITEM_ARGS[op[0]];
+    if (item === undefined || op.length - 2 <= MAX_OP_ARGS) {
+      add(op);
+      continue;
+    }
+    const n = Math.floor(MAX_OP_ARGS / item) * item;
+    for (let i = 2; i < op.length; i += n) add([op[0], op[1], ...op.slice(i, i + n)]);
   }
   return out;
 }
