@@ -1,5 +1,6 @@
 import crypto from 'crypto';
 import type Redis from 'ioredis';
+import { LRUCache } from 'lru-cache';
 
 /**
  * API keys: 35 characters, the vendor prefix `mdq_` and 31 base62 characters from a
@@ -43,6 +44,14 @@ export function isWellFormedKey(key: string): boolean {
 }
 
 export class ApiKeyStore {
+  /**
+   * Key digest -> key id, for keys seen valid before. The pair is fixed at creation and never
+   * changes, so remembering it drops one of verify's two Redis round trips; the record (with its
+   * revoked flag) is still read on every request, so a revocation counts from the next request.
+   * Unknown digests are not remembered: a key created a moment later must work at once.
+   */
+  private readonly idByHash = new LRUCache<string, string>({ max: 10_000 });
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -102,11 +111,16 @@ export class ApiKeyStore {
   async verify(key: string): Promise<ApiKeyRecord | null> {
     if (!isWellFormedKey(key)) return null;
     const hash = this.hash(key);
-    const id = await this.redis.hget(this.indexKey, hash);
+    const id = this.idByHash.get(hash) ?? (await this.redis.hget(this.indexKey, hash));
     if (!id) return null;
     const rec = await this.read(id);
     // Constant-time comparison of the stored and computed digests.
-    if (!rec || !crypto.timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex')) || rec.revoked) return null;
+    if (!rec || !crypto.timingSafeEqual(Buffer.from(rec.hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      this.idByHash.delete(hash);
+      return null;
+    }
+    this.idByHash.set(hash, id);
+    if (rec.revoked) return null;
     // lastUsedTime is kept to the minute: a busy key is not rewritten on every request.
     const now = Date.now();
     if (rec.lastUsedTime === null || now - rec.lastUsedTime >= LAST_USED_RESOLUTION_MS) {

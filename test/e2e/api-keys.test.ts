@@ -72,6 +72,18 @@ describe('the keys CLI', () => {
     expect(rec.lastUsedTime).toBeGreaterThanOrEqual(created.createdTime);
   });
 
+  it('verify reads the record on every call: a key seen valid is refused once revoked or once its record is gone', async () => {
+    const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+    const a = await store.create({ workspace: 'acme', user: 'erin', label: 'revoked later' });
+    const b = await store.create({ workspace: 'acme', user: 'erin', label: 'deleted later' });
+    expect(await store.verify(a.key)).toMatchObject({ id: a.record.id, user: 'erin' });
+    expect(await store.verify(b.key)).toMatchObject({ id: b.record.id, user: 'erin' });
+    await store.revoke(a.record.id);
+    await redis.del(`${config.keyPrefix}:apikey:${b.record.id}`);
+    expect(await store.verify(a.key)).toBeNull();
+    expect(await store.verify(b.key)).toBeNull();
+  });
+
   it('lastUsedTime is kept to the minute: a key used again within a minute is not rewritten, after it is', async () => {
     const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
     const { key, record } = await store.create({ workspace: 'acme', user: 'dora', label: 'busy' });
