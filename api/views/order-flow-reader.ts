@@ -3,6 +3,7 @@ import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import {
+  COMBO_DIMENSIONS,
   ORDER_FLOW_CONSOLIDATED_VIEW,
   PREMIUM_TIERS,
   SORT_INDEXES,
@@ -241,6 +242,25 @@ class Planner<Row extends OrderFlowRow> {
     return combos.length > MAX_COMBOS ? null : combos;
   }
 
+  /**
+   * True when the combination sets are a subset of every other family, so counting could only
+   * confirm them as the walk (and, for plan B, as the candidates: B would read them all only when
+   * they hold less than a page, which the walk reads too). So it is when the hints pin combination
+   * dimensions and at most a premium floor on a tier boundary: no tickers, contract or unusual
+   * flag, no premium ceiling and no other range. The other families are then x:time, pt:<tier>
+   * and x:premium from that floor, and each holds every row of the sets.
+   */
+  combosAreSmallest(): boolean {
+    const h = this.q.hints;
+    if (h.tickers || h.osi !== undefined || h.unusualOnly || !this.combos()) return false;
+    for (const f of Object.keys(h.ranges ?? {}) as IndexedSort[]) {
+      const r = h.ranges![f];
+      if (f === 'TRADE_TIME' || !r || (r[0] === null && r[1] === null)) continue;
+      if (f !== 'PREMIUM' || r[1] !== null || (r[0] !== null && !COMBO_DIMENSIONS.tier.includes(r[0]))) return false;
+    }
+    return true;
+  }
+
   /** Counts every family's rows (one pipeline) and drops sources that hold none. */
   async count(families: Family[]): Promise<void> {
     const pipe = this.redis.pipeline();
@@ -369,6 +389,9 @@ export async function readOrderFlowPage<Row extends OrderFlowRow>(
     const all = own && !fams.includes(own) ? [...fams, own] : fams;
     if (fams.length === 1 && !q.window && opts.force !== 'candidates') {
       walk = own ?? fams[0]; // nothing narrows the rows: walk the sort index, no counting needed
+    } else if (!own && !opts.force && pl.combosAreSmallest()) {
+      // Counting could only confirm that the combination sets are the smallest family: walk them.
+      walk = fams.find((f) => f.name === 'cx')!;
     } else {
       await pl.count(all);
       walk = own ?? smallest(fams.filter((f) => f.byTime));

@@ -246,6 +246,44 @@ describe('paging: every plan equals brute force', () => {
     expect(CANDIDATE_THRESHOLD).toBe(5_000);
   });
 
+  it('walks the combination sets without counting when they are a subset of every other family', async () => {
+    /** The plan and the counting commands (ZCARD, ZLEXCOUNT) a first page sends, with its rows. */
+    const run = async (c: Case) => {
+      const counts: string[] = [];
+      const pipeline = redis.pipeline.bind(redis);
+      const spy = jest.spyOn(redis, 'pipeline').mockImplementation(((...a: []) => {
+        const p = pipeline(...a);
+        const exec = p.exec.bind(p);
+        p.exec = ((cb?: never) => {
+          for (const cmd of (p as unknown as { _queue: { name: string }[] })._queue) if (cmd.name === 'zcard' || cmd.name === 'zlexcount') counts.push(cmd.name);
+          return exec(cb);
+        }) as typeof p.exec;
+        return p;
+      }) as typeof redis.pipeline);
+      const seen: string[] = [];
+      try {
+        const page = await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 20), { onPlan: (p) => seen.push(p) });
+        const expected = brute(prints, c, 'TRADE_TIME', true).slice(0, 20);
+        expect(page.rows.map((r) => r.rowKey)).toEqual(expected.map((r) => r.rowKey));
+      } finally {
+        spy.mockRestore();
+      }
+      return { plan: seen[0], counted: counts.length };
+    };
+    const puts = CASES.find((c) => c.name.startsWith('combination: puts'))!;
+    // Premium floor on a tier boundary (100k), nothing else: no counting.
+    expect(await run(puts)).toEqual({ plan: 'A cx', counted: 0 });
+    const anyPremium = { ...puts, hints: { ...puts.hints, ranges: {} }, predicate: (r: OrderFlowRow) => r.contractType === 'PUT' && ['ASK', 'ABOVE_ASK'].includes(r.tradeSideCode) && r.sector === 'Technology' };
+    expect(await run(anyPremium)).toEqual({ plan: 'A cx', counted: 0 });
+    // A floor between tiers, a ceiling or a ticker may make another family smaller: counted.
+    const between = { ...puts, hints: { ...puts.hints, ranges: { PREMIUM: [150_000, null] as [number, null] } }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium >= 150_000 };
+    expect((await run(between)).counted).toBeGreaterThan(0);
+    const ceiling = { ...puts, hints: { ...puts.hints, ranges: { PREMIUM: [100_000, 900_000] as [number, number] } }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium <= 900_000 };
+    expect((await run(ceiling)).counted).toBeGreaterThan(0);
+    const ticker = { ...puts, hints: { ...puts.hints, tickers: ['AAPL'] }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.ticker === 'AAPL' };
+    expect((await run(ticker)).counted).toBeGreaterThan(0);
+  });
+
   it('the consolidated view pages the last version of each trade, with its comprising trades', async () => {
     for (const field of ['TRADE_TIME', 'PREMIUM', 'SIZE', 'IMPLIED_VOLATILITY'] as Sortable[]) {
       for (const descending of [false, true]) {
