@@ -129,11 +129,15 @@ export class LexMerge {
   async next(n: number): Promise<LexHit[]> {
     if (!this.heap) {
       await this.fill(this.cursors);
-      const head = (c: Cursor) => c.buf[c.pos];
-      const cmp = this.descending ? (a: Cursor, b: Cursor) => (head(a) > head(b) ? -1 : head(a) < head(b) ? 1 : 0) : (a: Cursor, b: Cursor) => (head(a) < head(b) ? -1 : head(a) > head(b) ? 1 : 0);
+      const sign = this.descending ? -1 : 1;
+      const compare = (a: Cursor, b: Cursor) => {
+        const x = a.buf[a.pos];
+        const y = b.buf[b.pos];
+        return x < y ? -sign : x > y ? sign : 0;
+      };
       this.heap = new TinyQueue(
         this.cursors.filter((c) => c.pos < c.buf.length),
-        cmp,
+        compare,
       );
     }
     const out: LexHit[] = [];

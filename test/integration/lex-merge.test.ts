@@ -1,6 +1,7 @@
 import { LexMerge, type LexSource } from '../../api/views/lex-merge';
 import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
+import { rng } from '../support/order-flow-data';
 
 /**
  * The k-way merge over lexicographic zsets on a real Redis: every member of every source exactly
@@ -10,17 +11,6 @@ import { testConfig } from '../support/env';
 
 const config = testConfig('lex-merge');
 const redis = createRedis(config.redisUrl);
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SOURCES = 60;
 const r = rng(11);

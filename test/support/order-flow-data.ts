@@ -51,7 +51,8 @@ export interface FlowFixture {
 export const FIXTURE_TICKERS = ['SPY', 'QQQ', 'AAPL', 'TSLA', 'NVDA', 'AMD', 'MSFT', 'IWM'];
 const NS = '6f1d3a52-7c8e-4b0a-9d2e-2f6a1c3b5e70';
 
-function rng(seed: number): () => number {
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
