@@ -222,12 +222,16 @@ class Planner<Row extends OrderFlowRow> {
       }
       out.push({ name: 'cx', byTime: true, sources, count: -1 });
     }
-    for (const f of Object.keys(h.ranges ?? {}) as IndexedSort[]) {
-      const r = h.ranges![f];
-      if (f === 'TRADE_TIME' || !r || (r[0] === null && r[1] === null)) continue;
-      out.push(this.sortFamily(f));
-    }
+    for (const [f] of this.boundedRanges()) out.push(this.sortFamily(f));
     return out;
+  }
+
+  /** The range hints with a bound, on indexed fields other than TRADE_TIME (timeBounds has that). */
+  private boundedRanges(): [IndexedSort, [number | null, number | null]][] {
+    const ranges = this.q.hints.ranges ?? {};
+    return (Object.keys(ranges) as IndexedSort[])
+      .filter((f) => f !== 'TRADE_TIME' && ranges[f] && (ranges[f]![0] !== null || ranges[f]![1] !== null))
+      .map((f) => [f, ranges[f]!]);
   }
 
   /**
@@ -243,7 +247,8 @@ class Planner<Row extends OrderFlowRow> {
   }
 
   /**
-   * True when the combination sets are a subset of every other family, so counting could only
+   * Asked when the hints have a combination family: true when its sets are a subset of every
+   * other family, so counting could only
    * confirm them as the walk (and, for plan B, as the candidates: B would read them all only when
    * they hold less than a page, which the walk reads too). So it is when the hints pin combination
    * dimensions and at most a premium floor on a tier boundary: no tickers, contract or unusual
@@ -252,13 +257,8 @@ class Planner<Row extends OrderFlowRow> {
    */
   combosAreSmallest(): boolean {
     const h = this.q.hints;
-    if (h.tickers || h.osi !== undefined || h.unusualOnly || !this.combos()) return false;
-    for (const f of Object.keys(h.ranges ?? {}) as IndexedSort[]) {
-      const r = h.ranges![f];
-      if (f === 'TRADE_TIME' || !r || (r[0] === null && r[1] === null)) continue;
-      if (f !== 'PREMIUM' || r[1] !== null || (r[0] !== null && !COMBO_DIMENSIONS.tier.includes(r[0]))) return false;
-    }
-    return true;
+    if (h.tickers || h.osi !== undefined || h.unusualOnly) return false;
+    return this.boundedRanges().every(([f, [lo, hi]]) => f === 'PREMIUM' && hi === null && (lo === null || COMBO_DIMENSIONS.tier.includes(lo)));
   }
 
   /** Counts every family's rows (one pipeline) and drops sources that hold none. */
@@ -382,6 +382,7 @@ export async function readOrderFlowPage<Row extends OrderFlowRow>(
   const want = q.size + 1;
   const sortIdx = q.sort.field in SORT_INDEXES ? (q.sort.field as IndexedSort) : null;
   const fams = pl.families();
+  const cx = fams.find((f) => f.name === 'cx');
   let walk: Family | null = null;
   let cands: Family | null = null;
   if (sortIdx) {
@@ -389,9 +390,8 @@ export async function readOrderFlowPage<Row extends OrderFlowRow>(
     const all = own && !fams.includes(own) ? [...fams, own] : fams;
     if (fams.length === 1 && !q.window && opts.force !== 'candidates') {
       walk = own ?? fams[0]; // nothing narrows the rows: walk the sort index, no counting needed
-    } else if (!own && !opts.force && pl.combosAreSmallest()) {
-      // Counting could only confirm that the combination sets are the smallest family: walk them.
-      walk = fams.find((f) => f.name === 'cx')!;
+    } else if (!own && !opts.force && cx && pl.combosAreSmallest()) {
+      walk = cx; // counting could only confirm that the combination sets are the smallest family
     } else {
       await pl.count(all);
       walk = own ?? smallest(fams.filter((f) => f.byTime));

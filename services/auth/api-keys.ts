@@ -111,7 +111,8 @@ export class ApiKeyStore {
   async verify(key: string): Promise<ApiKeyRecord | null> {
     if (!isWellFormedKey(key)) return null;
     const hash = this.hash(key);
-    const id = this.idByHash.get(hash) ?? (await this.redis.hget(this.indexKey, hash));
+    const remembered = this.idByHash.get(hash);
+    const id = remembered ?? (await this.redis.hget(this.indexKey, hash));
     if (!id) return null;
     const rec = await this.read(id);
     // Constant-time comparison of the stored and computed digests.
@@ -119,7 +120,7 @@ export class ApiKeyStore {
       this.idByHash.delete(hash);
       return null;
     }
-    this.idByHash.set(hash, id);
+    if (!remembered) this.idByHash.set(hash, id);
     if (rec.revoked) return null;
     // lastUsedTime is kept to the minute: a busy key is not rewritten on every request.
     const now = Date.now();
