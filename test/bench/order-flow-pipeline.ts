@@ -9,7 +9,9 @@
  *  3. live: with everything running, sends probe prints stamped with the wall clock (plus a
  *     background flow) and measures print time -> row queryable in each view (p50/p99).
  *
- *   npm run bench:pipeline -- [--profile full] [--date 2026-11-20] [--symbols 40] [--probes 300] [--background 2000]
+ *   npm run bench:pipeline -- [--profile full] [--date 2026-11-20] [--symbols 40] [--probes 300] [--background 2000] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` writes a V8 CPU profile of the processor and of each replaying projector into DIR.
  *
  * The views stay in Redis under the printed key prefix for `npm run bench:queries`.
  * Results: test/bench/results/order-flow-pipeline.json.
@@ -47,6 +49,8 @@ const DATE = flag('date', '2026-11-20');
 const SYMBOLS = Number(flag('symbols', '40'));
 const PROBES = Number(flag('probes', '300'));
 const BACKGROUND = Number(flag('background', '2000'));
+const CPU_PROF = flag('cpu-prof', '');
+const profArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [];
 const stamp = Date.now().toString(36);
 const config = { ...loadConfig(), topicPrefix: `bench-${stamp}.`, keyPrefix: `bench-${stamp}`, logLevel: 'warn' };
 const spec = (t: string) => topicFor(t as never)!;
@@ -105,7 +109,7 @@ async function main(): Promise<void> {
   const source = await admin.fetchTopicOffsets(topic('option-print'));
   const mem0 = await usedMemory(redis);
   let t = Date.now();
-  const processor = spawnTs('projections/order-flow-processor/main.ts', [], env);
+  const processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs);
   for (;;) {
     if (processor.exitCode !== null) throw new Error(`processor exited:\n${processor.output().slice(-3000)}`);
     const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
@@ -127,7 +131,7 @@ async function main(): Promise<void> {
     [ORDER_FLOW_CONSOLIDATED_VIEW, 'consolidated-trade'],
   ] as const) {
     t = Date.now();
-    const projector = spawnTs('projections/main.ts', [view], env);
+    const projector = spawnTs('projections/main.ts', [view], env, profArgs);
     for (;;) {
       if (projector.exitCode !== null) throw new Error(`projector exited:\n${projector.output().slice(-3000)}`);
       const lag = await viewLag(admin, redis, [topic(derived), topic('open-interest')], config.keyPrefix, view, 1).catch(() => null);

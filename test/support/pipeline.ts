@@ -92,8 +92,9 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
 }
 
 /** Runs a TypeScript entry point as its own node process (one process: signals reach it). */
-export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, script), ...args], {
+/** A TypeScript entry point as a child process; `nodeArgs` go before it (e.g. `--cpu-prof`). */
+export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess & { output: () => string } {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(repoRoot, script), ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
