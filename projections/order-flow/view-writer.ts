@@ -9,9 +9,10 @@ import {
   openInterestField,
   orderFlowKeys,
   parseIndexMember,
+  eachIndexEntry,
   premiumCents,
   rowIndexEntries,
-  statField,
+  statFieldPosition,
   type OrderFlowKeys,
   type OrderFlowRow,
 } from '../../services/views/order-flow';
@@ -69,10 +70,13 @@ class ChunkWriter {
   private readonly removals = new Map<string, string[]>();
   private readonly additions = new Map<string, string[]>();
   private readonly fields = new Map<string, string[]>();
-  private readonly counters = new Map<string, Map<string, number>>();
+  /** Net change of each statistics hash, by STAT_FIELDS position. */
+  private readonly counters = new Map<string, number[]>();
   private readonly sessions = new Set<string>();
 
   constructor(private readonly k: OrderFlowKeys) {}
+
+  private readonly addIndexEntry = (key: string, member: string): void => ChunkWriter.add(this.additions, key, '0', member);
 
   private static add(to: Map<string, string[]>, key: string, a: string, b?: string): void {
     let list = to.get(key);
@@ -88,16 +92,16 @@ class ChunkWriter {
 
   /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
   upsert(old: OrderFlowRow | null, next: OrderFlowRow, nextJson: string, counters: boolean): void {
-    const after = rowIndexEntries(this.k, next);
     if (old) {
       const before = rowIndexEntries(this.k, old);
+      const after = rowIndexEntries(this.k, next);
       const had = new Set(before.map(([key, m]) => `${key}\n${m}`));
       const has = new Set(after.map(([key, m]) => `${key}\n${m}`));
       for (const [key, m] of before) if (!has.has(`${key}\n${m}`)) ChunkWriter.add(this.removals, key, m);
       for (const [key, m] of after) if (!had.has(`${key}\n${m}`)) ChunkWriter.add(this.additions, key, '0', m);
     } else {
       // A new row (every row of a replay): only additions, no diff to compute.
-      for (const [key, m] of after) ChunkWriter.add(this.additions, key, '0', m);
+      eachIndexEntry(this.k, next, this.addIndexEntry);
     }
     this.set(this.k.rows(next.sessionDate), next.rowKey, nextJson);
     if (counters) {
@@ -108,14 +112,19 @@ class ChunkWriter {
   }
 
   private count(r: OrderFlowRow, sign: 1 | -1): void {
-    for (const key of [this.k.stats(r.sessionDate), this.k.tickerStats(r.sessionDate, r.ticker)]) {
-      let c = this.counters.get(key);
-      if (!c) this.counters.set(key, (c = new Map()));
-      const add = (f: string, v: number) => c!.set(f, (c!.get(f) ?? 0) + sign * v);
-      add(statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
-      add(statField(r.contractType, r.tradeSideCode, 'n'), 1);
-      add(statField(r.contractType, r.tradeSideCode, 'v'), r.size);
-    }
+    const at = statFieldPosition(r.contractType, r.tradeSideCode);
+    if (at < 0) return;
+    const s = this.k.indexKeys(r.sessionDate);
+    this.countInto(s.stats, at, r, sign);
+    this.countInto(s.tickerStats(r.ticker), at, r, sign);
+  }
+
+  private countInto(key: string, at: number, r: OrderFlowRow, sign: 1 | -1): void {
+    let c = this.counters.get(key);
+    if (!c) this.counters.set(key, (c = new Array<number>(STAT_FIELDS.length).fill(0)));
+    c[at] += sign * premiumCents(r.premium);
+    c[at + 1] += sign;
+    c[at + 2] += sign * r.size;
   }
 
   finish(): RedisOp[] {
@@ -124,7 +133,7 @@ class ChunkWriter {
     for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
     for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);
     for (const [key, pairs] of this.fields) ops.push(['HSET', key, ...pairs]);
-    for (const [key, c] of this.counters) for (const f of STAT_FIELDS) ops.push(['HINCRBY', key, f, String(c.get(f) ?? 0)]);
+    for (const [key, c] of this.counters) STAT_FIELDS.forEach((f, i) => ops.push(['HINCRBY', key, f, String(c[i])]));
     for (const d of this.sessions) ops.push(['ZADD', this.k.sessions, '0', d]);
     return ops;
   }

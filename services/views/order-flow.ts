@@ -117,7 +117,18 @@ export function combosAllowing(o: { contractTypes?: readonly string[]; tradeSide
 }
 
 export function orderFlowKeys(p: PartitionKeys) {
+  const sessions = new Map<string, SessionIndexKeys>();
   return {
+    /**
+     * The index keys of session D, each string built once for the life of this object: a
+     * projector chunk names every index key once per row, and a reused string also keeps its
+     * hash for the writer's per-key maps.
+     */
+    indexKeys(d: string): SessionIndexKeys {
+      let s = sessions.get(d);
+      if (!s) sessions.set(d, (s = new SessionIndexKeys(this, d)));
+      return s;
+    },
     sessions: p.key('s'),
     /** The open-interest hash holding a contract of session D (field: openInterestField(osi)). */
     openInterest: (d: string, osi: string) => p.key('oi', d, osiBucket(osi)),
@@ -134,6 +145,70 @@ export function orderFlowKeys(p: PartitionKeys) {
   };
 }
 export type OrderFlowKeys = ReturnType<typeof orderFlowKeys>;
+
+/** Memoized index keys of one session of one partition (OrderFlowKeys.indexKeys). */
+export class SessionIndexKeys {
+  /** By INDEXED_SORTS position. */
+  readonly sorted: readonly string[];
+  /** By PREMIUM_TIERS position. */
+  readonly premiumTiers: readonly string[];
+  readonly unusual: string;
+  readonly stats: string;
+  private readonly tickers = new Map<string, string>();
+  private readonly tickerStatKeys = new Map<string, string>();
+  private readonly contracts = new Map<string, string>();
+  private readonly combos = new Map<number, string>();
+
+  constructor(
+    private readonly k: Omit<OrderFlowKeys, 'indexKeys'>,
+    readonly d: string,
+  ) {
+    this.sorted = INDEXED_SORTS.map((x) => k.sorted(d, x));
+    this.premiumTiers = PREMIUM_TIERS.map((t) => k.premiumTier(d, t));
+    this.unusual = k.unusual(d);
+    this.stats = k.stats(d);
+  }
+
+  tickerStats(t: string): string {
+    let key = this.tickerStatKeys.get(t);
+    if (key === undefined) this.tickerStatKeys.set(t, (key = this.k.tickerStats(this.d, t)));
+    return key;
+  }
+
+  ticker(t: string): string {
+    let key = this.tickers.get(t);
+    if (key === undefined) this.tickers.set(t, (key = this.k.ticker(this.d, t)));
+    return key;
+  }
+
+  contract(osi: string): string {
+    let key = this.contracts.get(osi);
+    if (key === undefined) this.contracts.set(osi, (key = this.k.contract(this.d, osi)));
+    return key;
+  }
+
+  /** The combination set of a row (comboOf), found by a number rather than a joined string. */
+  combo(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): string {
+    const D = COMBO_DIMENSIONS;
+    const id = ((premiumTierPosition(row.premium) * D.contractType.length + listPosition(D.contractType, row.contractType)) * D.tradeSide.length + listPosition(D.tradeSide, row.tradeSideCode)) * D.sector.length + listPosition(D.sector, row.sector);
+    let key = this.combos.get(id);
+    if (key === undefined) this.combos.set(id, (key = this.k.combo(this.d, comboOf(row))));
+    return key;
+  }
+}
+
+/** Position of the highest premium tier reached in COMBO_DIMENSIONS.tier (0: below the lowest). */
+function premiumTierPosition(premium: number): number {
+  let i = 0;
+  for (let j = 0; j < PREMIUM_TIERS.length; j++) if (premium >= PREMIUM_TIERS[j]) i = j + 1;
+  return i;
+}
+
+/** The position of the set a value is filed under (inList): itself, or the last when off-list. */
+function listPosition(list: readonly string[], v: string): number {
+  const i = list.indexOf(v);
+  return i < 0 ? list.length - 1 : i;
+}
 
 function osiBucket(osi: string): string {
   return (osi.length === 21 ? osi.slice(0, 12) : osi).replace(/ /g, '_');
@@ -166,12 +241,19 @@ export function encodeSortKey(v: number | string | boolean | null | undefined): 
   if (v === null || v === undefined) return '0';
   if (typeof v === 'boolean') return v ? 'b1' : 'b0';
   if (typeof v === 'string') return `s${v}`;
-  const buf = Buffer.allocUnsafe(8);
-  buf.writeDoubleBE(v === 0 ? 0 : v); // -0 sorts as 0
-  if (buf[0] & 0x80) for (let i = 0; i < 8; i++) buf[i] = ~buf[i] & 0xff;
-  else buf[0] |= 0x80;
-  return `n${buf.toString('hex')}`;
+  // The projector encodes ~7 keys per row: one scratch word and a byte -> hex table instead of a
+  // Buffer and its hex codec per call.
+  SCRATCH.setFloat64(0, v === 0 ? 0 : v); // big-endian; -0 sorts as 0
+  let hi = SCRATCH.getUint32(0);
+  let lo = SCRATCH.getUint32(4);
+  if (hi & 0x80000000) {
+    hi = ~hi;
+    lo = ~lo;
+  } else hi |= 0x80000000;
+  return `n${HEX[(hi >>> 24) & 0xff]}${HEX[(hi >>> 16) & 0xff]}${HEX[(hi >>> 8) & 0xff]}${HEX[hi & 0xff]}${HEX[(lo >>> 24) & 0xff]}${HEX[(lo >>> 16) & 0xff]}${HEX[(lo >>> 8) & 0xff]}${HEX[lo & 0xff]}`;
 }
+const SCRATCH = new DataView(new ArrayBuffer(8));
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** Whether a key (from a client's cursor) has the shape encodeSortKey gives values of that kind. */
 export function isSortKeyOf(kind: 'number' | 'boolean' | 'string', key: string): boolean {
@@ -370,20 +452,36 @@ export function premiumCents(premium: number): number {
 
 /** Every index a row is a member of: [key, member] pairs (one partition, one session). */
 export function rowIndexEntries(k: OrderFlowKeys, row: OrderFlowRow): [key: string, member: string][] {
-  const d = row.sessionDate;
   const out: [string, string][] = [];
-  for (const s of INDEXED_SORTS) out.push([k.sorted(d, s), indexMember(encodeSortKey(SORT_INDEXES[s].value(row)), row.rowKey)]);
-  const byTime = indexMember(encodeSortKey(row.tradeTime), row.rowKey);
-  out.push([k.ticker(d, row.ticker), byTime]);
-  out.push([k.contract(d, row.osi), byTime]);
-  for (const tier of PREMIUM_TIERS) if (row.premium >= tier) out.push([k.premiumTier(d, tier), byTime]);
-  if (row.isUnusual) out.push([k.unusual(d), byTime]);
-  out.push([k.combo(d, comboOf(row)), byTime]);
+  eachIndexEntry(k, row, (key, member) => out.push([key, member]));
   return out;
 }
 
+/** rowIndexEntries without the list: the projector's path for every new row. */
+export function eachIndexEntry(k: OrderFlowKeys, row: OrderFlowRow, to: (key: string, member: string) => void): void {
+  const s = k.indexKeys(row.sessionDate);
+  for (let i = 0; i < SORT_VALUES.length; i++) to(s.sorted[i], indexMember(encodeSortKey(SORT_VALUES[i](row)), row.rowKey));
+  const byTime = indexMember(encodeSortKey(row.tradeTime), row.rowKey);
+  to(s.ticker(row.ticker), byTime);
+  to(s.contract(row.osi), byTime);
+  for (let i = 0; i < PREMIUM_TIERS.length; i++) if (row.premium >= PREMIUM_TIERS[i]) to(s.premiumTiers[i], byTime);
+  if (row.isUnusual) to(s.unusual, byTime);
+  to(s.combo(row), byTime);
+}
+const SORT_VALUES = INDEXED_SORTS.map((x) => SORT_INDEXES[x].value);
+
 /** Every statistics counter field, in a fixed order (2 types x 5 sides x 3). */
 export const STAT_FIELDS: readonly string[] = CONTRACT_TYPES.flatMap((t) => TRADE_SIDES.flatMap((s) => (['p', 'n', 'v'] as const).map((w) => statField(t, s, w))));
+
+/**
+ * Where a row's counters are in STAT_FIELDS: the premium field's position (the trade count and the
+ * contracts follow it), or -1 for a contract type or side outside the lists (never counted).
+ */
+export function statFieldPosition(contractType: string, side: string): number {
+  const t = (CONTRACT_TYPES as readonly string[]).indexOf(contractType);
+  const s = (TRADE_SIDES as readonly string[]).indexOf(side);
+  return t < 0 || s < 0 ? -1 : (t * TRADE_SIDES.length + s) * 3;
+}
 
 /** Statistics with every type and side present and zero. */
 export function emptyStatistics(): OrderFlowStatistics {
