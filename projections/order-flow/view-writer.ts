@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { ChainableCommander, default as Redis } from 'ioredis';
 import { topicFor, type TopicSpec } from '../../schemas/catalog';
 import { openInterestFlags, type OrderFlowCommon } from '../../services/domain/order-flow';
 import type { PartitionKeys } from '../../services/views/keys';
@@ -161,12 +161,14 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
   }
   if (!latest.size) return [];
   const bySession = groupBy(latest.values(), (e) => e.sessionDate);
-  const oi = await readOpenInterest(redis, k, bySession.keys(), (d) => bySession.get(d)!.map((e) => e.osi));
+  // One round trip: the contracts' open interest, then the stored rows.
   const pipe = redis.pipeline();
+  const openInterest = queueOpenInterest(pipe, k, bySession.keys(), (d) => bySession.get(d)!.map((e) => e.osi));
   for (const [d, es] of bySession) pipe.hmget(k.rows(d), ...es.map((e) => e.rowKey));
   const res = (await pipe.exec())!;
+  const oi = openInterest.read(res);
   const w = new ChunkWriter(k);
-  let i = 0;
+  let i = openInterest.replies;
   for (const [d, es] of bySession) {
     const [err, stored] = res[i++] as [Error | null, (string | null)[]];
     if (err) throw err;
@@ -192,14 +194,16 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
     m.set(e.osi, Number(e.openInterest));
   }
   if (!latest.size) return [];
-  const stored = await readOpenInterest(redis, k, latest.keys(), (d) => [...latest.get(d)!.keys()]);
+  // One round trip: the stored open interest, then the rows of each contract.
   const pipe = redis.pipeline();
+  const openInterest = queueOpenInterest(pipe, k, latest.keys(), (d) => [...latest.get(d)!.keys()]);
   for (const [d, m] of latest) for (const osi of m.keys()) pipe.zrange(k.contract(d, osi), 0, -1);
   const res = (await pipe.exec())!;
+  const stored = openInterest.read(res);
   const w = new ChunkWriter(k);
   // Rows whose open interest changed: session -> rowKey -> the new open interest.
   const rederive = new Map<string, Map<string, number>>();
-  let i = 0;
+  let i = openInterest.replies;
   for (const [d, m] of latest) {
     for (const [osi, oi] of m) {
       const [e2, members] = res[i++] as [Error | null, string[]];
@@ -234,33 +238,40 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
   return w.finish();
 }
 
+type PipelineReplies = [Error | null, unknown][];
+
 /**
- * Stored open interest of contracts, keyed `<session>|<osi>` (absent when none is stored):
- * one HMGET per open-interest hash, one pipeline.
+ * Queues the reads of the stored open interest of contracts on `pipe` (one HMGET per
+ * open-interest hash), so that they share a round trip with the chunk's other reads. They are the
+ * pipeline's first `replies` replies; `read` gives the values keyed `<session>|<osi>` (absent
+ * when none is stored).
  */
-async function readOpenInterest(
-  redis: Redis,
+function queueOpenInterest(
+  pipe: ChainableCommander,
   k: OrderFlowKeys,
   sessions: Iterable<string>,
   osisOf: (d: string) => string[],
-): Promise<Map<string, number>> {
+): { replies: number; read(res: PipelineReplies): Map<string, number> } {
   const groups: { d: string; key: string; osis: string[] }[] = [];
   for (const d of sessions) {
     const byKey = groupBy(new Set(osisOf(d)), (osi) => k.openInterest(d, osi));
     for (const [key, osis] of byKey) groups.push({ d, key, osis });
   }
-  const pipe = redis.pipeline();
   for (const g of groups) pipe.hmget(g.key, ...g.osis.map(openInterestField));
-  const res = (await pipe.exec())!;
-  const out = new Map<string, number>();
-  groups.forEach((g, i) => {
-    const [err, vals] = res[i] as [Error | null, (string | null)[]];
-    if (err) throw err;
-    g.osis.forEach((osi, j) => {
-      if (vals[j] !== null) out.set(`${g.d}|${osi}`, Number(vals[j]));
-    });
-  });
-  return out;
+  return {
+    replies: groups.length,
+    read(res) {
+      const out = new Map<string, number>();
+      groups.forEach((g, i) => {
+        const [err, vals] = res[i] as [Error | null, (string | null)[]];
+        if (err) throw err;
+        g.osis.forEach((osi, j) => {
+          if (vals[j] !== null) out.set(`${g.d}|${osi}`, Number(vals[j]));
+        });
+      });
+      return out;
+    },
+  };
 }
 
 /** A projection of one order-flow view: its derived topic joined with the open interest. */

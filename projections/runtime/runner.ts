@@ -2,6 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type Redis from 'ioredis';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { topicName } from '../../schemas/catalog';
+import { WireDecoder } from '../../services/kafka/encoding';
 import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
 import { ProjectorMetrics } from '../../services/metrics/projector';
@@ -62,12 +63,18 @@ export class ProjectionRunner {
   private readonly continuous = new Set<string>();
   private readonly chunkSize: number;
   private readonly metrics: ProjectorMetrics;
+  /**
+   * Per topic: decodes a chunk synchronously into the catalog's (reader) schema, older writer
+   * schemas resolved to it. The registry client's own decode costs an await per message.
+   */
+  private readonly decoders = new Map<string, WireDecoder>();
   readonly topics: string[];
 
   constructor(private readonly o: RunnerOptions) {
     this.chunkSize = o.chunkSize ?? 500;
     this.metrics = o.metrics ?? ProjectorMetrics.for();
     this.topics = o.projection.topics.map((t) => topicName(t, o.topicPrefix));
+    o.projection.topics.forEach((t, i) => this.decoders.set(this.topics[i], new WireDecoder(o.registry, t)));
   }
 
   get version(): number {
@@ -167,16 +174,15 @@ export class ProjectionRunner {
     for (let i = 0; i < pending.length; i += this.chunkSize) {
       if (!isRunning() || isStale()) return;
       const chunk = pending.slice(i, i + this.chunkSize);
-      const events: SourceEvent[] = [];
-      for (const m of chunk) {
-        events.push({
-          topic,
-          partition,
-          offset: Number(m.offset),
-          key: m.key ? m.key.toString() : null,
-          value: m.value ? ((await this.o.registry.decode(m.value)) as Record<string, unknown>) : null,
-        });
-      }
+      const decoder = this.decoders.get(topic)!;
+      await decoder.prepare(chunk.map((m) => m.value));
+      const events: SourceEvent[] = chunk.map((m) => ({
+        topic,
+        partition,
+        offset: Number(m.offset),
+        key: m.key ? m.key.toString() : null,
+        value: m.value ? decoder.decode(m.value) : null,
+      }));
       const last = events[events.length - 1].offset;
       // A multi-topic projection reads what its other topics wrote: the chunk is applied only if
       // none of them moved since (else computed again on the new state; atomic-apply.ts).
