@@ -140,6 +140,17 @@ export class ProjectionRunner {
     return v;
   }
 
+  /** Applied offsets of these topics of a partition as last seen by this runner; null if one is unknown. */
+  private knownOffsets(topics: readonly string[], partition: number): [string, number][] | null {
+    const out: [string, number][] = [];
+    for (const t of topics) {
+      const v = this.applied.get(`${t}/${partition}`);
+      if (v === undefined) return null;
+      out.push([t, v]);
+    }
+    return out;
+  }
+
   private async onBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload): Promise<void> {
     const { topic, partition } = batch;
     const id = `${topic}/${partition}`;
@@ -188,12 +199,16 @@ export class ProjectionRunner {
       // none of them moved since (else computed again on the new state; atomic-apply.ts).
       const otherTopics = this.topics.filter((t) => t !== topic);
       let res;
+      // First try with the other topics' offsets as this runner last applied or read them (no
+      // round trip): if one moved meanwhile, the script refuses and they are read from Redis.
+      let others = this.knownOffsets(otherTopics, partition);
       for (;;) {
-        const others = await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);
+        others ??= await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);
         const ops = await this.o.projection.project(events, keys, this.o.redis);
         res = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops, others);
         if (!res.conflict) break;
         if (!isRunning() || isStale()) return;
+        others = null;
       }
       if (!res.applied) {
         // Someone else moved this partition's view on (a redelivery after a rebalance): take its

@@ -1,6 +1,7 @@
 import { createKafka } from '../../services/kafka/clients';
 import { topicName } from '../../schemas/catalog';
 import { groupId } from '../../projections/runtime/runner';
+import { applyAtomically } from '../../projections/runtime/atomic-apply';
 import type { Projection } from '../../projections/runtime/projection';
 import type { ViewProjector } from '../../projections/runtime/view-projector';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
@@ -325,6 +326,41 @@ describe('order-flow views from Kafka', () => {
     await pipe.waitCaughtUp(1, prefix, 90_000, orderFlowPrintsProjection);
     await second.stop();
     expect(await viewState(pipe, prefix, ORDER_FLOW_PRINTS_VIEW)).toEqual(await viewState(pipe, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW));
+  });
+
+  it('a chunk computed against open interest that another writer has since moved on is computed again with the new value', async () => {
+    // The runner first tries a chunk with the other topics' offsets as it last knew them (no
+    // round trip). Here another writer (an instance that briefly owned the partition) applies
+    // open interest behind its back, so that try is refused and the chunk must be recomputed.
+    const cfg = testConfig('ofv-stale');
+    const p2 = await openPipeline(cfg);
+    const projector = p2.newProjector(cfg.keyPrefix, orderFlowPrintsProjection);
+    try {
+      const contract = fixture.openInterest[0];
+      const part = partitionOfRow(contract);
+      const prints = fixture.prints.filter((x) => x.osi === contract.osi && x.sessionDate === contract.sessionDate).slice(0, 5);
+      expect(prints.length).toBeGreaterThan(0);
+      const keys = new PartitionKeys(cfg.keyPrefix, ORDER_FLOW_PRINTS_VIEW, 1, part);
+      const oiTopic = topicName(OPEN_INTEREST_SPEC, cfg.topicPrefix);
+      const printsTopic = topicName(PRINTS_SPEC, cfg.topicPrefix);
+      await p2.producer.send(OPEN_INTEREST_SPEC, [{ ...contract, openInterest: 100 }] as never);
+      await projector.start();
+      const seen = await waitFor('the open interest to be applied', async () => (await p2.redis.hget(keys.offsets, oiTopic)) ?? null, 60_000);
+
+      const moved = { ...contract, openInterest: 7 };
+      const ops = await orderFlowPrintsProjection.project([{ topic: oiTopic, partition: part, offset: Number(seen) + 1, key: contract.ticker, value: moved }], keys, p2.redis);
+      const other = await p2.redis.hget(keys.offsets, printsTopic);
+      const res = await applyAtomically(p2.redis, keys.offsets, oiTopic, Number(seen), Number(seen) + 1, ops, [[printsTopic, other === null ? -1 : Number(other)]]);
+      expect(res.applied).toBe(true);
+
+      await p2.producer.send(PRINTS_SPEC, prints as never);
+      const rowsKey = orderFlowKeys(keys).rows(contract.sessionDate);
+      await waitFor('the prints to be applied', async () => (await p2.redis.hlen(rowsKey)) === prints.length, 60_000);
+      for (const x of prints) expect(decodeRow((await p2.redis.hget(rowsKey, x.rowKey))!, x.rowKey, x.sessionDate).openInterest).toBe(7);
+    } finally {
+      await projector.stop();
+      await p2.close();
+    }
   });
 });
 
