@@ -82,16 +82,14 @@ export const COMBO_DIMENSIONS = {
 
 /** The highest premium tier a premium reaches, 0 below the lowest. */
 export function premiumTierOf(premium: number): number {
-  let t = 0;
-  for (const x of PREMIUM_TIERS) if (premium >= x) t = x;
-  return t;
+  return COMBO_DIMENSIONS.tier[premiumTierPosition(premium)];
 }
 
 export type Combo = [tier: number, contractType: string, tradeSide: string, sector: string];
 
 /** The set a dimension value is filed under: itself, or the dimension's last value when off-list. */
 function inList(list: readonly string[], v: string): string {
-  return list.includes(v) ? v : list[list.length - 1];
+  return list[listPosition(list, v)];
 }
 
 /** The combination set of a row. */
@@ -169,21 +167,22 @@ export class SessionIndexKeys {
     this.stats = k.stats(d);
   }
 
-  tickerStats(t: string): string {
-    let key = this.tickerStatKeys.get(t);
-    if (key === undefined) this.tickerStatKeys.set(t, (key = this.k.tickerStats(this.d, t)));
-    return key;
-  }
-
   ticker(t: string): string {
-    let key = this.tickers.get(t);
-    if (key === undefined) this.tickers.set(t, (key = this.k.ticker(this.d, t)));
-    return key;
+    return SessionIndexKeys.memo(this.tickers, t, this.k.ticker, this.d);
   }
 
   contract(osi: string): string {
-    let key = this.contracts.get(osi);
-    if (key === undefined) this.contracts.set(osi, (key = this.k.contract(this.d, osi)));
+    return SessionIndexKeys.memo(this.contracts, osi, this.k.contract, this.d);
+  }
+
+  tickerStats(t: string): string {
+    return SessionIndexKeys.memo(this.tickerStatKeys, t, this.k.tickerStats, this.d);
+  }
+
+  // A static helper rather than a closure per call: this runs ~3 times per projected row.
+  private static memo(m: Map<string, string>, x: string, build: (d: string, x: string) => string, d: string): string {
+    let key = m.get(x);
+    if (key === undefined) m.set(x, (key = build(d, x)));
     return key;
   }
 
