@@ -30,17 +30,15 @@ const DATE = '2024-05-01';
 async function main(): Promise<void> {
   const port = await freePort();
   const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const redis = new Redis({ port, lazyConnect: true });
-  for (let i = 0; ; i++) {
-    try {
-      await redis.connect();
-      break;
-    } catch {
-      if (i > 50) throw new Error('redis-server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  // ioredis reconnects on its own while the server starts and queues the PING until then (a loop
+  // of connect() calls failed with "already connecting" under load and leaked the server).
+  const redis = new Redis({ port });
   try {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      redis.ping(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000))),
+    ]).finally(() => clearTimeout(timer));
     const { prints, consolidated, openInterest } = buildData();
     const results: Record<string, unknown> = { rows: prints.length, consolidatedRows: consolidated.length, openInterestContracts: openInterest.length, redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1] };
     for (const [name, projection, rows] of [
