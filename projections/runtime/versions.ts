@@ -35,11 +35,16 @@ export interface PartitionLag {
   partition: number;
   /** Last applied offset in the view (-1 = none). */
   applied: number;
-  /** Offset of the newest message in Kafka (-1 = empty partition). */
+  /** Offset of the newest record in Kafka as the admin reports it (-1 = empty partition). */
   latest: number;
 }
 
-/** Per-partition lag of a view version against the topics' current ends. */
+/**
+ * Per-partition lag of a view version against the topics' current ends. With a default admin the
+ * end is the last stable offset (what a read_committed consumer can reach now); with one created
+ * `readUncommitted` it is the high watermark, which also counts a committed transaction whose
+ * markers are still being written: a caller waiting for what it has just committed needs that.
+ */
 export async function viewLag(
   admin: Admin,
   redis: Redis,

@@ -88,7 +88,7 @@ async function expectedRows(): Promise<void> {
 beforeAll(async () => {
   await provisionTopicsAndSchemas(config);
   kafka = createKafka(config, 'mdq-test');
-  admin = kafka.admin();
+  admin = kafka.admin({ readUncommitted: true }); // the log end past in-flight commits (pipeline.ts)
   await admin.connect();
   const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, 'test-order-flow');
   await writer.connect();
