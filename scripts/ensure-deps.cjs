@@ -17,7 +17,28 @@ function needsInstall() {
   return fs.statSync(lock).mtimeMs > fs.statSync(marker).mtimeMs;
 }
 
-if (needsInstall()) {
+/**
+ * Packages whose patch (patches/<name>+<version>.patch, applied by patch-package at postinstall)
+ * changed since the last install. A patch is made against the published files, so such a package
+ * is removed first and installed again pristine; `npm install` alone would leave the old patch.
+ */
+function stalePatchedPackages() {
+  const dir = path.join(root, 'patches');
+  if (!fs.existsSync(marker) || !fs.existsSync(dir)) return [];
+  const installed = fs.statSync(marker).mtimeMs;
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.patch') && fs.statSync(path.join(dir, f)).mtimeMs > installed)
+    .map((f) => f.slice(0, -'.patch'.length).split('+').slice(0, -1).join('/'));
+}
+
+const stale = stalePatchedPackages();
+for (const pkg of stale) {
+  console.log(`[deps] ${pkg}: its patch changed; installing it again`);
+  fs.rmSync(path.join(root, 'node_modules', pkg), { recursive: true, force: true });
+}
+
+if (stale.length || needsInstall()) {
   console.log('[deps] installing node dependencies...');
   // `npm install` rather than `npm ci`: it installs the locked versions as well, and npm 11 on
   // this machine kind (omit-lockfile-registry-resolved) refuses `npm ci` on its own lock file.
