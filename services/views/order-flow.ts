@@ -114,35 +114,69 @@ export function combosAllowing(o: { contractTypes?: readonly string[]; tradeSide
   return out;
 }
 
-export function orderFlowKeys(p: PartitionKeys) {
-  const sessions = new Map<string, SessionIndexKeys>();
-  return {
-    /**
-     * The index keys of session D, each string built once for the life of this object: a
-     * projector chunk names every index key once per row, and a reused string also keeps its
-     * hash for the writer's per-key maps.
-     */
-    indexKeys(d: string): SessionIndexKeys {
-      let s = sessions.get(d);
-      if (!s) sessions.set(d, (s = new SessionIndexKeys(this, d)));
-      return s;
-    },
-    sessions: p.key('s'),
-    /** The open-interest hash holding a contract of session D (field: openInterestField(osi)). */
-    openInterest: (d: string, osi: string) => p.key('oi', d, osiBucket(osi)),
-    rows: (d: string) => p.key(d, 'r'),
-    comprising: (d: string) => p.key(d, 'ct'),
-    sorted: (d: string, s: IndexedSort) => p.key(d, 'x', SORT_INDEXES[s].suffix),
-    ticker: (d: string, t: string) => p.key(d, 'tk', t),
-    contract: (d: string, osi: string) => p.key(d, 'os', osi.replace(/ /g, '_')),
-    premiumTier: (d: string, tier: number) => p.key(d, 'pt', String(tier)),
-    unusual: (d: string) => p.key(d, 'un'),
-    combo: (d: string, c: Readonly<Combo>) => p.key(d, 'cx', String(c[0]), c[1], c[2], c[3]),
-    stats: (d: string) => p.key(d, 'st'),
-    tickerStats: (d: string, t: string) => p.key(d, 'st', t),
-  };
+/**
+ * The keys of one partition of an order-flow view. A class rather than an object of arrow
+ * functions: the API builds one per partition per request, and an object literal of closures
+ * costs an allocation (and, run through tsx, a name-keeping call) per function each time.
+ */
+export class OrderFlowKeys {
+  readonly sessions: string;
+  private readonly sessionKeys = new Map<string, SessionIndexKeys>();
+
+  constructor(private readonly p: PartitionKeys) {
+    this.sessions = p.key('s');
+  }
+
+  /**
+   * The index keys of session D, each string built once for the life of this object: a
+   * projector chunk names every index key once per row, and a reused string also keeps its
+   * hash for the writer's per-key maps.
+   */
+  indexKeys(d: string): SessionIndexKeys {
+    let s = this.sessionKeys.get(d);
+    if (!s) this.sessionKeys.set(d, (s = new SessionIndexKeys(this, d)));
+    return s;
+  }
+
+  /** The open-interest hash holding a contract of session D (field: openInterestField(osi)). */
+  openInterest(d: string, osi: string): string {
+    return this.p.key('oi', d, osiBucket(osi));
+  }
+  rows(d: string): string {
+    return this.p.key(d, 'r');
+  }
+  comprising(d: string): string {
+    return this.p.key(d, 'ct');
+  }
+  sorted(d: string, s: IndexedSort): string {
+    return this.p.key(d, 'x', SORT_INDEXES[s].suffix);
+  }
+  ticker(d: string, t: string): string {
+    return this.p.key(d, 'tk', t);
+  }
+  contract(d: string, osi: string): string {
+    return this.p.key(d, 'os', osi.replace(/ /g, '_'));
+  }
+  premiumTier(d: string, tier: number): string {
+    return this.p.key(d, 'pt', String(tier));
+  }
+  unusual(d: string): string {
+    return this.p.key(d, 'un');
+  }
+  combo(d: string, c: Readonly<Combo>): string {
+    return this.p.key(d, 'cx', String(c[0]), c[1], c[2], c[3]);
+  }
+  stats(d: string): string {
+    return this.p.key(d, 'st');
+  }
+  tickerStats(d: string, t: string): string {
+    return this.p.key(d, 'st', t);
+  }
 }
-export type OrderFlowKeys = ReturnType<typeof orderFlowKeys>;
+
+export function orderFlowKeys(p: PartitionKeys): OrderFlowKeys {
+  return new OrderFlowKeys(p);
+}
 
 /** Memoized index keys of one session of one partition (OrderFlowKeys.indexKeys). */
 export class SessionIndexKeys {
@@ -158,7 +192,7 @@ export class SessionIndexKeys {
   private readonly combos = new Map<number, string>();
 
   constructor(
-    private readonly k: Omit<OrderFlowKeys, 'indexKeys'>,
+    private readonly k: OrderFlowKeys,
     readonly d: string,
   ) {
     this.sorted = INDEXED_SORTS.map((x) => k.sorted(d, x));
@@ -168,21 +202,21 @@ export class SessionIndexKeys {
   }
 
   ticker(t: string): string {
-    return SessionIndexKeys.memo(this.tickers, t, this.k.ticker, this.d);
+    return this.memo(this.tickers, t, 'ticker');
   }
 
   contract(osi: string): string {
-    return SessionIndexKeys.memo(this.contracts, osi, this.k.contract, this.d);
+    return this.memo(this.contracts, osi, 'contract');
   }
 
   tickerStats(t: string): string {
-    return SessionIndexKeys.memo(this.tickerStatKeys, t, this.k.tickerStats, this.d);
+    return this.memo(this.tickerStatKeys, t, 'tickerStats');
   }
 
-  // A static helper rather than a closure per call: this runs ~3 times per projected row.
-  private static memo(m: Map<string, string>, x: string, build: (d: string, x: string) => string, d: string): string {
+  // The key builder by name rather than a closure per call: this runs ~3 times per projected row.
+  private memo(m: Map<string, string>, x: string, build: 'ticker' | 'contract' | 'tickerStats'): string {
     let key = m.get(x);
-    if (key === undefined) m.set(x, (key = build(d, x)));
+    if (key === undefined) m.set(x, (key = this.k[build](this.d, x)));
     return key;
   }
 
