@@ -19,7 +19,8 @@ import { DEFAULT_QUOTA, QuotaSettings, createQuota } from './request/quota';
 import { requestLogger } from './request/request-log';
 import { routeLabeler } from './request/route-label';
 import type { ApiSettings } from './settings';
-import { ViewPointers } from './views/pointer';
+import { VIEW_POINTER_TTL_MS, ViewPointers } from './views/pointer';
+import { DEFAULT_RESPONSE_CACHE_MB, ResponseCache } from './views/response-cache';
 
 export { BODY_LIMIT } from './request/errors';
 
@@ -34,6 +35,10 @@ export interface AppDeps {
   trustProxy?: ApiSettings['trustProxy'];
   /** Where the request metrics go; each app gets a registry of its own when absent. */
   metricsRegistry?: Registry;
+  /** Bytes of serialized answers kept per process (api/views/response-cache.ts); 0 turns the cache off. Default 64 MiB. */
+  responseCacheBytes?: number;
+  /** How long a served version, a view's list and a cached answer are reused (default VIEW_POINTER_TTL_MS). */
+  viewCacheTtlMs?: number;
   /** The endpoints to mount under /v1; every endpoint of the service when absent. */
   endpoints?: readonly EndpointDef[];
 }
@@ -58,7 +63,11 @@ export function createApp(deps: AppDeps): express.Express {
   const { redis, keyPrefix, keyStore, log } = deps;
   const endpoints = deps.endpoints ?? ENDPOINTS;
   const quotaSettings = deps.quota ?? DEFAULT_QUOTA;
-  const views = new ViewPointers(redis, keyPrefix);
+  const ttlMs = deps.viewCacheTtlMs ?? VIEW_POINTER_TTL_MS;
+  const views = new ViewPointers(redis, keyPrefix, ttlMs);
+  const cacheBytes = deps.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 2 ** 20;
+  // Entries live no longer than the pointers' own cache (see ResponseCache).
+  const responses = cacheBytes > 0 ? new ResponseCache(cacheBytes, ttlMs) : null;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -85,7 +94,7 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(requireJsonBody);
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
   const makeContext = (req: Request): EndpointContext => ({ redis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
-  for (const def of endpoints) mountEndpoint(v1, def, makeContext);
+  for (const def of endpoints) mountEndpoint(v1, def, makeContext, responses);
   app.use(V1, v1);
 
   // Unknown paths outside /v1 count against the client address (those in /v1 were counted above).

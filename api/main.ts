@@ -24,6 +24,7 @@ function main(): void {
     log,
     quota: settings.quota,
     trustProxy: settings.trustProxy,
+    responseCacheBytes: settings.responseCacheBytes,
     metricsRegistry: processRegistry(),
   });
   const server = app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening'));

@@ -1,5 +1,6 @@
-import { positiveIntVar } from '../services/config';
+import { numberVar, positiveIntVar } from '../services/config';
 import { DEFAULT_QUOTA, QuotaSettings } from './request/quota';
+import { DEFAULT_RESPONSE_CACHE_MB } from './views/response-cache';
 
 /**
  * Settings of the API process beyond the shared connection config (services/config.ts), from the
@@ -11,6 +12,8 @@ export interface ApiSettings {
   trustProxy: boolean | number | string;
   /** Auto-pipelining of the Redis client (MDQ_REDIS_AUTOPIPELINE, default on; `0` turns it off). */
   redisAutoPipeline: boolean;
+  /** Response cache size in bytes (MDQ_API_CACHE_MB, default 64; `0` turns it off). */
+  responseCacheBytes: number;
 }
 
 /** TRUST_PROXY: unset/false (direct clients), true, a hop count, or addresses/subnets ('loopback, 10.0.0.0/8'). */
@@ -30,5 +33,6 @@ export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettin
     },
     trustProxy: trustProxy(env.TRUST_PROXY),
     redisAutoPipeline: env.MDQ_REDIS_AUTOPIPELINE !== '0' && env.MDQ_REDIS_AUTOPIPELINE !== 'false',
+    responseCacheBytes: numberVar('MDQ_API_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 'a number of MiB, 0 or more', (v) => Number.isFinite(v) && v >= 0 && v <= 1_000_000, env) * 2 ** 20,
   };
 }

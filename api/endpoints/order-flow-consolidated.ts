@@ -1,7 +1,7 @@
 import { ORDER_FLOW_CONSOLIDATED_VIEW } from '../../services/views/order-flow';
 import type { EndpointDef } from '../request/endpoint';
 import { CONSOLIDATED_FIELDS, CONSOLIDATED_FILTERS } from '../request/option-trade-fields';
-import { COMMON_EXAMPLES, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeResponse } from './order-flow-tape';
+import { COMMON_EXAMPLES, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, filterSchema, tapeStamp, requestSchema, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 100;
 
@@ -34,6 +34,7 @@ export const orderFlowConsolidated: EndpointDef = {
     ...COMMON_EXAMPLES,
     goldenSweeps: { summary: 'Golden sweeps with their prints', request: { filter: { isGoldenSweep: true }, includeComprisingTrades: true, size: 10 } },
   },
+  cacheStamp: (ctx) => tapeStamp(ORDER_FLOW_CONSOLIDATED_VIEW, ctx),
   handle: (body, ctx) =>
     answer({ view: ORDER_FLOW_CONSOLIDATED_VIEW, fields: CONSOLIDATED_FIELDS, filters: CONSOLIDATED_FILTERS, maxSize: MAX_SIZE, comprising: true }, body, ctx),
 };

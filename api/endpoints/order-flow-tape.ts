@@ -13,7 +13,7 @@ import { parseProjection, project } from '../request/projection';
 import { parseSort } from '../request/sort';
 import { parseSessionSelector, sessionsOverlapping } from '../request/time';
 import { fragments, type JsonSchema } from '../request/validate';
-import { OrderFlowHints, orderFlowSessions, readComprisingTrades, readOrderFlowPage, readOrderFlowStatistics } from '../views/order-flow-reader';
+import { OrderFlowHints, orderFlowSessions, orderFlowStamp, readComprisingTrades, readOrderFlowPage, readOrderFlowStatistics } from '../views/order-flow-reader';
 
 /**
  * What the consolidated and unconsolidated order-flow endpoints share: the request (session
@@ -114,6 +114,12 @@ export function tapeResponse(
   const schema = responseSchema(row);
   const compile = (x: JsonSchema) => fastJson(x as unknown as Parameters<typeof fastJson>[0]) as (value: unknown) => string;
   return { schema, serialize: compile(schema), serializeRow: compile(row) };
+}
+
+/** The response-cache stamp of a tape's view (EndpointDef.cacheStamp); null before the view exists. */
+export async function tapeStamp(view: string, ctx: EndpointContext): Promise<string | null> {
+  const version = await ctx.views.version(view);
+  return version === null ? null : orderFlowStamp(ctx.redis, ctx.keyPrefix, view, version);
 }
 
 export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body: Record<string, unknown>, ctx: EndpointContext): Promise<Record<string, unknown>> {

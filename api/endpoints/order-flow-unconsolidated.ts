@@ -1,7 +1,7 @@
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import type { EndpointDef } from '../request/endpoint';
 import { UNCONSOLIDATED_FIELDS, UNCONSOLIDATED_FILTERS } from '../request/option-trade-fields';
-import { COMMON_EXAMPLES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeResponse } from './order-flow-tape';
+import { COMMON_EXAMPLES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeStamp, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 1000;
 
@@ -27,5 +27,6 @@ export const orderFlowUnconsolidated: EndpointDef = {
     ...COMMON_EXAMPLES,
     contract: { summary: 'One contract’s tape, oldest first, 1,000 rows a page', request: { size: 1000, sort: { field: 'tradeTime', direction: 'ASCENDING' }, filter: { osi: 'SPY   261218C00450000' } } },
   },
+  cacheStamp: (ctx) => tapeStamp(ORDER_FLOW_PRINTS_VIEW, ctx),
   handle: (body, ctx) => answer({ view: ORDER_FLOW_PRINTS_VIEW, fields: UNCONSOLIDATED_FIELDS, filters: UNCONSOLIDATED_FILTERS, maxSize: MAX_SIZE }, body, ctx),
 };

@@ -5,6 +5,7 @@ import type { ViewPointers } from '../views/pointer';
 import { allowOnly } from './methods';
 import type { ProblemCode } from './problem-types';
 import { JsonSchema, compileSchema } from './validate';
+import { ResponseCache, responseKey } from '../views/response-cache';
 
 /** What an endpoint module gets to answer a request: the views, and who is asking. */
 export interface EndpointContext {
@@ -49,33 +50,49 @@ export interface EndpointDef {
    * the schema's properties in the schema's order and leaves anything else out.
    */
   serialize?(result: unknown): string;
+  /**
+   * A stamp of the data the answer is computed from: two requests with the same body and stamp
+   * get the same answer, so it may be served from the response cache (api/views/response-cache.ts).
+   * Null (or absent): not cached.
+   */
+  cacheStamp?(ctx: EndpointContext): Promise<string | null>;
 }
+
+/** The header that says whether an answer came from the response cache: `hit` or `miss`. */
+export const CACHE_HEADER = 'X-Response-Cache';
 
 export const V1 = '/v1';
 
 /**
- * A serialized JSON body, encoded once and written as bytes. Express's send does more for a body
- * this size (a page is tens of kilobytes): it encodes it to measure it and runs its checks for
- * ETags and freshness, which this API does not use (ETags are disabled).
+ * A JSON body written as bytes, encoded once. Express's send does more for a body this size (a
+ * page is tens of kilobytes): it encodes it again to measure it and runs its checks for ETags and
+ * freshness, which this API does not use (ETags are disabled).
  */
-function sendJson(res: Response, body: string): void {
-  const bytes = Buffer.from(body, 'utf8');
+function sendJson(res: Response, bytes: Buffer): void {
   res.status(200);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', bytes.length);
   res.end(bytes);
 }
 
-export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext): void {
+export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
   const validate = compileSchema(def.requestSchema);
+  const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
   router.post(def.path, async (req: Request, res: Response, next: NextFunction) => {
     try {
       // No body at all is an empty request (valid where every field is optional).
       const body = req.body === undefined ? {} : req.body;
       validate(body);
-      const result = await def.handle(body as Record<string, unknown>, makeContext(req));
-      if (def.serialize) sendJson(res, def.serialize(result));
-      else res.status(200).json(result);
+      const ctx = makeContext(req);
+      const answer = async () => Buffer.from(serialize(await def.handle(body as Record<string, unknown>, ctx)), 'utf8');
+      // The stamp is read before the answer is computed, so a cached answer is never older than
+      // the data as it stood when a request using it began.
+      const stamp = cache && def.cacheStamp ? await def.cacheStamp(ctx) : null;
+      if (cache && stamp !== null) {
+        const { bytes, hit } = await cache.get(responseKey(def.path, stamp, body), answer);
+        res.setHeader(CACHE_HEADER, hit ? 'hit' : 'miss');
+        sendJson(res, bytes);
+      } else sendJson(res, await answer());
     } catch (err) {
       next(err);
     }

@@ -528,6 +528,23 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
   return statisticsFromCounters(sums);
 }
 
+/**
+ * The state of a view version: every partition's applied offsets (written by the same atomic
+ * script as the rows, so a changed row changes them). The `seen:` marker hints are left out: they
+ * move past transaction markers without any row changing.
+ */
+export async function orderFlowStamp(redis: Redis, keyPrefix: string, view: string, version: number): Promise<string> {
+  const pipe = redis.pipeline();
+  for (let p = 0; p < MARKET_PARTITIONS; p++) pipe.hgetall(new PartitionKeys(keyPrefix, view, version, p).offsets);
+  let stamp = String(version);
+  for (const [err, offsets] of (await pipe.exec())!) {
+    if (err) throw err;
+    const applied = Object.entries(offsets as Record<string, string>).filter(([topic]) => !topic.startsWith('seen:'));
+    stamp += `|${applied.sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, o]) => `${t}=${o}`).join(',')}`;
+  }
+  return stamp;
+}
+
 /** Session dates that have rows in the view (any partition), ascending. */
 export async function orderFlowSessions(redis: Redis, keyPrefix: string, view: string, version: number): Promise<string[]> {
   const pipe = redis.pipeline();

@@ -11,6 +11,9 @@ import { pointerKey } from '../../services/views/keys';
  * Concurrent requests that miss share one Redis read (lru-cache's fetch); a failed read is not
  * cached. A value is at most `ttlMs` old: a new session shows up within that time.
  */
+/** How long a served version or a view's list is reused before it is read again. */
+export const VIEW_POINTER_TTL_MS = 1_000;
+
 export class ViewPointers {
   private readonly versions: LRUCache<string, { v: number | null }>;
   private readonly lists: LRUCache<string, string[], () => Promise<string[]>>;
@@ -18,7 +21,7 @@ export class ViewPointers {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    ttlMs = 1_000,
+    ttlMs = VIEW_POINTER_TTL_MS,
   ) {
     this.versions = new LRUCache({
       max: 1_000,

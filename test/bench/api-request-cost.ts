@@ -5,7 +5,7 @@
  * under load on a small machine. With --profile the API writes a V8 CPU profile (.cpuprofile,
  * open it in Chrome DevTools) to the folder given.
  *
- *   npm run bench:api-cost -- [--session 2026-11-20] [--requests 4000] [--clients 8] [--profile DIR] [--only TEXT]
+ *   npm run bench:api-cost -- [--session 2026-11-20] [--requests 4000] [--clients 8] [--profile DIR] [--only TEXT] [--cache]
  *
  * Reads the views in the Redis of REDIS_URL under MDQ_KEY_PREFIX (e.g. the prefix printed by
  * `npm run bench:pipeline`, whose default session is 2026-11-20).
@@ -30,6 +30,8 @@ const flag = (name: string, dflt: string) => {
 const REQUESTS = Number(flag('requests', '4000'));
 const CLIENTS = Number(flag('clients', '8'));
 const PROFILE = flag('profile', '');
+/** With the response cache on (as deployed): identical requests are then answered from it. */
+const CACHE = args.includes('--cache');
 const SESSION = flag('session', '2026-11-20');
 /** Only the cases whose name contains this text. */
 const ONLY = flag('only', '');
@@ -55,7 +57,8 @@ async function main(): Promise<void> {
   if (!held.includes(SESSION)) throw new Error(`session ${SESSION} is not in the view (it holds ${held.join(', ')})`);
   const { key } = await new ApiKeyStore(redis, config.keyPrefix, SECRET).create({ workspace: 'bench', user: `cost-${Date.now()}`, label: 'api cost bench' });
   const proc = (api = spawn(process.execPath, ['--import', 'tsx', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : []), path.join(repoRoot, 'api/main.ts')], {
-    env: { ...process.env, PORT: String(PORT), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
+    // The response cache off unless asked for: the cost of computing an answer is what is measured.
+    env: { ...process.env, PORT: String(PORT), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn', MDQ_API_CACHE_MB: CACHE ? process.env.MDQ_API_CACHE_MB ?? '' : '0' },
     stdio: ['ignore', 'inherit', 'inherit'],
   }));
   const pool = new Pool(`http://127.0.0.1:${PORT}`, { connections: CLIENTS });
@@ -100,8 +103,9 @@ async function main(): Promise<void> {
   await new Promise((r) => proc.once('exit', r));
   await pool.close();
   redis.disconnect();
-  const file = path.join(repoRoot, 'test/bench/results/api-request-cost.json');
-  fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', results: out }, null, 2)}\n`);
+  const file = path.join(repoRoot, `test/bench/results/api-request-cost${CACHE ? '-cached' : ''}.json`);
+  const responseCache = CACHE ? 'on: identical requests answered from it' : 'off';
+  fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', responseCache, results: out }, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }
 

@@ -8,6 +8,8 @@
  *
  * Expects the views already projected in the Redis of REDIS_URL under MDQ_KEY_PREFIX (by
  * `npm run bench:pipeline`, which prints the prefix), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
+ * The API runs with its response cache as deployed, so every client after the first hits it (each
+ * client repeats the same request); MDQ_API_CACHE_MB=0 measures every answer computed.
  */
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
@@ -42,6 +44,8 @@ const LOAD_ONLY = args.includes('--load-only');
 const API_PORT = Number(process.env.BENCH_API_PORT ?? 18480);
 /** API processes (stateless, any number behind a load balancer): the load generator round-robins over them. */
 const API_PROCESSES = Number(flag('api-processes', '1'));
+/** MDQ_API_CACHE_MB=0 (passed on to the API): every answer computed; results in a -no-cache file. */
+const CACHE_OFF = process.env.MDQ_API_CACHE_MB === '0';
 const PORTS = Array.from({ length: API_PROCESSES }, (_, i) => API_PORT + i);
 let turn = 0;
 const SECRET = 'order-flow-bench-secret';
@@ -265,7 +269,7 @@ async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
 async function main(): Promise<void> {
   if (!SESSION) throw new Error('usage: bench:queries -- <sessionDate> [--seconds N] [--clients N] [--skip-pg-load]');
   const pool = new Pool({ connectionString: PG_URL, max: CLIENTS });
-  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', at: new Date().toISOString() };
+  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, responseCache: CACHE_OFF ? 'off (MDQ_API_CACHE_MB=0)' : 'on (default): every client repeats the same request', seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', at: new Date().toISOString() };
   if (!SKIP_PG_LOAD) {
     for (const tape of TAPES) {
       const r = await loadPg(pool, tape);
@@ -304,7 +308,7 @@ async function main(): Promise<void> {
     await pool.end();
     redis.disconnect();
   }
-  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}.json`);
+  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }

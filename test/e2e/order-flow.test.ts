@@ -7,6 +7,7 @@ import { OrderFlowPartition, UNKNOWN_REFERENCE, type ReferenceData } from '../..
 import { caughtUp, viewLag } from '../../projections/runtime/versions';
 import { avroTypeOf, topicFor, topicName } from '../../schemas/catalog';
 import { openInterestFlags, type ConsolidatedTradeEvent, type OptionPrint } from '../../services/domain/order-flow';
+import { sessionDateOf } from '../../services/domain/calendar';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { loadUniverse } from '../../services/domain/universe';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
@@ -283,5 +284,46 @@ describe('tape-specific rules', () => {
     const ids = rows.consolidated.flatMap((r) => r.comprisingTrades.map((t: { id: string }) => t.id));
     expect(ids.length).toBe(rows.prints.length);
     expect(new Set(ids)).toEqual(new Set(rows.prints.map((r) => r.id)));
+  });
+});
+
+describe('response cache', () => {
+  // Last in the file: it adds a print to the views after every comparison with the oracle.
+  it('an identical request is answered from the cache until the view changes, then from the new data', async () => {
+    // An entry may live 60 s here (1 s by default), so only the view's stamp can end it in time.
+    const cached = await startApi(config, { viewCacheTtlMs: 60_000 });
+    try {
+      const body = { sessionDate: D2, size: 3, includes: ['OSI', 'TRADE_TIME'] };
+      const first = await cached.post(U, body);
+      const again = await cached.post(U, body);
+      expect(first.status).toBe(200);
+      expect([first.headers.get('x-response-cache'), again.headers.get('x-response-cache')]).toEqual(['miss', 'hit']);
+      expect(again.json).toEqual(first.json);
+      // A different body is a different answer.
+      const other = await cached.post(U, { ...body, size: 2 });
+      expect(other.headers.get('x-response-cache')).toBe('miss');
+      expect((other.json as any).data).toEqual((first.json as any).data.slice(0, 2));
+
+      // One more print, later than every print of D2: it becomes the first row.
+      const template = EVENTS.prints.filter((e) => sessionDateOf(e.time) === D2).reduce((a, b) => (b.time > a.time ? b : a));
+      const time = template.time + 1_000;
+      expect(sessionDateOf(time)).toBe(D2);
+      const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, 'test-order-flow-cache');
+      await writer.connect();
+      await writer.commit([{ ...template, time, data: { ...template.data, id: `${template.data.id}-cache`, time } }], []);
+      await writer.disconnect();
+      let fresh: Awaited<ReturnType<TestApi['post']>> | undefined;
+      await waitFor('the new print in the answer', async () => {
+        fresh = await cached.post(U, body);
+        return (fresh.json as any).data[0].tradeTime === time;
+      }, 45_000, 100);
+      expect(fresh!.headers.get('x-response-cache')).toBe('miss');
+      expect((fresh!.json as any).data.slice(1)).toEqual((first.json as any).data.slice(0, 2));
+      const after = await cached.post(U, body);
+      expect(after.headers.get('x-response-cache')).toBe('hit');
+      expect(after.json).toEqual(fresh!.json);
+    } finally {
+      await cached.close();
+    }
   });
 });

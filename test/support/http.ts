@@ -23,7 +23,7 @@ export const TEST_KEY_SECRET = 'test-secret-0123456789abcdef';
  */
 export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000 };
 
-export interface StartApiOptions extends Partial<Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy'>> {
+export interface StartApiOptions extends Partial<Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs'>> {
   /** The owner of the key created for the test (default w1/u1). */
   owner?: { workspace: string; user: string };
 }
@@ -43,6 +43,8 @@ export async function startApi(config: Config, opts: StartApiOptions = {}): Prom
     endpoints: opts.endpoints,
     metricsRegistry: opts.metricsRegistry,
     trustProxy: opts.trustProxy,
+    responseCacheBytes: opts.responseCacheBytes,
+    viewCacheTtlMs: opts.viewCacheTtlMs,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
