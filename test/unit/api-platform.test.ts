@@ -43,7 +43,13 @@ describe('the problem catalog', () => {
 
 describe('API settings from the environment', () => {
   it('defaults to the spec quota: 240 per user and 60 per address a minute, no trusted proxy', () => {
-    expect(loadApiSettings({})).toEqual({ quota: { perUser: 240, perAddress: 60, windowMs: 60_000 }, trustProxy: false, redisAutoPipeline: true });
+    expect(loadApiSettings({})).toEqual({ quota: { perUser: 240, perAddress: 60, windowMs: 60_000 }, trustProxy: false, redisAutoPipeline: true, responseCacheBytes: 64 * 2 ** 20 });
+  });
+
+  it('MDQ_API_CACHE_MB sizes the response cache; 0 turns it off; anything but a number of MiB is refused', () => {
+    expect(loadApiSettings({ MDQ_API_CACHE_MB: '0' }).responseCacheBytes).toBe(0);
+    expect(loadApiSettings({ MDQ_API_CACHE_MB: '1.5' }).responseCacheBytes).toBe(1.5 * 2 ** 20);
+    for (const v of ['-1', 'lots']) expect(() => loadApiSettings({ MDQ_API_CACHE_MB: v })).toThrow(/MDQ_API_CACHE_MB must be a number of MiB/);
   });
 
   it('MDQ_REDIS_AUTOPIPELINE=0 (or false) turns the Redis client\'s auto-pipelining off', () => {
