@@ -95,11 +95,12 @@ export class ProjectionRunner {
     });
     this.consumer = consumer;
     // After a rebalance another instance may have advanced a partition: forget cached offsets.
-    consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
       this.applied.clear();
       this.sought.clear();
       this.settled.clear();
       this.continuous.clear();
+      void this.startFromView(e.payload.memberAssignment).catch((err) => this.o.log.error({ err }, 'could not start the assigned partitions from the view offsets'));
     });
     // Transactional topics end each transaction with a marker that is never delivered as a
     // message, so the applied offset stops short of the high watermark. The offset the consumer
@@ -128,6 +129,22 @@ export class ProjectionRunner {
     if (c) await c.disconnect();
     // A stopped version (superseded by a rebuild) no longer has a lag worth reporting.
     this.metrics.forget(this.o.projection.view, this.o.version);
+  }
+
+  /**
+   * Points each assigned partition at the view's own offset. A batch past it is caught in onBatch,
+   * but a view that lost its data (or was dropped) while the group's offsets ran to the end of the
+   * topics gets no batch to compare with until a new message arrives: it would stay empty. Not
+   * recorded in `sought`: a batch fetched from the group offset before this seek lands must still
+   * be taken for a gap (and seek again), never applied.
+   */
+  private async startFromView(assignment: Record<string, number[]>): Promise<void> {
+    for (const [topic, partitions] of Object.entries(assignment)) {
+      for (const partition of partitions) {
+        const applied = await this.appliedOffset(topic, partition);
+        this.consumer?.seek({ topic, partition, offset: String(applied + 1) });
+      }
+    }
   }
 
   private async appliedOffset(topic: string, partition: number): Promise<number> {

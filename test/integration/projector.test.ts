@@ -1,6 +1,7 @@
 import { newsKeys, idField, indexMember } from '../../services/views/news';
 import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import { groupId } from '../../projections/runtime/runner';
+import { dropVersion } from '../../projections/runtime/versions';
 import pino from 'pino';
 import { ChunkWriter } from '../../ingest/produce/chunk-writer';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
@@ -125,6 +126,27 @@ describe('transactional topics', () => {
     const ids = new Set(Object.entries(snap).filter(([k]) => k.endsWith(':doc')).flatMap(([, h]) => Object.keys(h as object)));
     expect(added.filter((id) => !ids.has(idField(id)))).toEqual([]);
     expect(warnings).toEqual([]);
+  });
+});
+
+describe('a view lost from Redis', () => {
+  it('is projected again on restart although the group is at the end and nothing new arrives', async () => {
+    const prefix = `${config.keyPrefix}-lost`;
+    await pipe.producer.send(pipe.newsSpec, syntheticArticles(50).map((a) => ({ ...a, id: 900_000 + a.id })) as never);
+    const first = pipe.newProjector(prefix);
+    await first.start();
+    await pipe.waitCaughtUp(1, prefix);
+    await first.stop();
+    const built = await snapshotView(pipe.redis, prefix, 'news', 1);
+    expect(Object.keys(built).length).toBeGreaterThan(0);
+    // The data goes (a flushed or replaced Redis); the group's committed offsets stay at the end.
+    await dropVersion(pipe.redis, prefix, 'news', 1);
+    expect(await snapshotView(pipe.redis, prefix, 'news', 1)).toEqual({});
+    const again = pipe.newProjector(prefix);
+    await again.start();
+    await pipe.waitCaughtUp(1, prefix, 30_000);
+    await again.stop();
+    expect(await snapshotView(pipe.redis, prefix, 'news', 1)).toEqual(built);
   });
 });
 
