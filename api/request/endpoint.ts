@@ -59,7 +59,7 @@ export interface EndpointDef {
 }
 
 /** The header that says whether an answer came from the response cache: `hit` or `miss`. */
-export const CACHE_HEADER = 'X-Response-Cache';
+const CACHE_HEADER = 'X-Response-Cache';
 
 export const V1 = '/v1';
 

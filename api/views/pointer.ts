@@ -2,6 +2,9 @@ import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { pointerKey } from '../../services/views/keys';
 
+/** How long a served version or a view's list is reused before it is read again. */
+export const VIEW_POINTER_TTL_MS = 1_000;
+
 /**
  * What every request of a view needs before it reads rows, cached briefly per API process:
  *  - which version of each view to read (the pointer), so a busy API does not read it on every
@@ -11,9 +14,6 @@ import { pointerKey } from '../../services/views/keys';
  * Concurrent requests that miss share one Redis read (lru-cache's fetch); a failed read is not
  * cached. A value is at most `ttlMs` old: a new session shows up within that time.
  */
-/** How long a served version or a view's list is reused before it is read again. */
-export const VIEW_POINTER_TTL_MS = 1_000;
-
 export class ViewPointers {
   private readonly versions: LRUCache<string, { v: number | null }>;
   private readonly lists: LRUCache<string, string[], () => Promise<string[]>>;

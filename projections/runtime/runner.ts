@@ -139,12 +139,11 @@ export class ProjectionRunner {
    * be taken for a gap (and seek again), never applied.
    */
   private async startFromView(assignment: Record<string, number[]>): Promise<void> {
-    for (const [topic, partitions] of Object.entries(assignment)) {
-      for (const partition of partitions) {
-        const applied = await this.appliedOffset(topic, partition);
-        this.consumer?.seek({ topic, partition, offset: String(applied + 1) });
-      }
-    }
+    // Read concurrently: one round trip after another per partition and topic delayed the start.
+    const starts = Object.entries(assignment).flatMap(([topic, partitions]) =>
+      partitions.map(async (partition) => ({ topic, partition, offset: String((await this.appliedOffset(topic, partition)) + 1) })),
+    );
+    for (const start of await Promise.all(starts)) this.consumer?.seek(start);
   }
 
   private async appliedOffset(topic: string, partition: number): Promise<number> {
