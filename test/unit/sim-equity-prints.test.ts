@@ -240,7 +240,9 @@ describe('equity print generator', () => {
     expect(inRange(375, 390)).toBeGreaterThan(2 * inRange(180, 195));
   });
 
-  it('generates full-profile minutes fast (measured 300k+ prints/s under jest, 500k+ in node; the floor leaves room for a busy machine)', () => {
+  // Its speed is a benchmark's business (`npm run bench:ingest`), not a timed assertion: a floor
+  // of 100k prints/s failed a CI run on a busy machine (68k) with nothing wrong.
+  it('generates a full-profile hour of forty symbols in volume', () => {
     const date = '2025-03-12';
     const ctx = ctxOf(date, 42, PROFILES.full);
     // Forty symbols of the full profile: the per-print cost is what is measured, not path building.
@@ -249,11 +251,8 @@ describe('equity print generator', () => {
       .filter((i) => !i.isIndex)
       .slice(0, 40)
       .map((i) => generator(ctx, i));
-    const started = performance.now();
     let n = 0;
     for (let m = 100; m < 160; m++) for (const g of gens) n += g.reportedInMinute(m).length;
-    const perSecond = n / ((performance.now() - started) / 1000);
     expect(n).toBeGreaterThan(20_000);
-    expect(perSecond).toBeGreaterThan(100_000);
   });
 });
