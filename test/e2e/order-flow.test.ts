@@ -16,7 +16,7 @@ import { createRedis } from '../../services/redis/client';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
-import { readCommittedRecords } from '../support/kafka-count';
+import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
 import { OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
 import { configEnv, spawnTs } from '../support/pipeline';
 
@@ -89,7 +89,7 @@ async function expectedRows(): Promise<void> {
 beforeAll(async () => {
   await provisionTopicsAndSchemas(config);
   kafka = createKafka(config, 'mdq-test');
-  admin = kafka.admin({ readUncommitted: true }); // the log end past in-flight commits (pipeline.ts)
+  admin = logEndAdmin(kafka);
   await admin.connect();
   const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, 'test-order-flow');
   await writer.connect();

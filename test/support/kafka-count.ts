@@ -1,4 +1,14 @@
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
+
+/**
+ * An admin whose offsets are the log end with in-flight transactions counted (the high
+ * watermark). A transaction's commit returns before its markers are written, and until then the
+ * last stable offset (kafkajs's default) still stops short of it: a read "to the end" started
+ * right after a commit would end before the transaction and miss it.
+ */
+export function logEndAdmin(kafka: Kafka): Admin {
+  return kafka.admin({ readUncommitted: true });
+}
 
 /**
  * Counts the committed messages of topics (read_committed, from the beginning) and optionally
@@ -6,7 +16,7 @@ import type { Kafka } from 'kafkajs';
  * of the call (transaction markers included), so the count is exact, not a timeout guess.
  */
 export async function readCommitted(kafka: Kafka, topics: string[], keep?: (topic: string, value: Buffer) => void): Promise<Record<string, number>> {
-  const admin = kafka.admin();
+  const admin = logEndAdmin(kafka);
   await admin.connect();
   const ends = new Map<string, Map<number, number>>();
   for (const t of topics) ends.set(t, new Map((await admin.fetchTopicOffsets(t)).map((p) => [p.partition, Number(p.high)])));
@@ -50,7 +60,7 @@ export interface CommittedRecord {
  * call), per partition in offset order.
  */
 export async function readCommittedRecords(kafka: Kafka, topic: string): Promise<Map<number, CommittedRecord[]>> {
-  const admin = kafka.admin();
+  const admin = logEndAdmin(kafka);
   await admin.connect();
   const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
   await admin.disconnect();

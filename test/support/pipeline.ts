@@ -14,6 +14,7 @@ import { ViewProjector } from '../../projections/runtime/view-projector';
 import type { Projection } from '../../projections/runtime/projection';
 import { caughtUp, viewLag } from '../../projections/runtime/versions';
 import { waitFor } from './env';
+import { logEndAdmin } from './kafka-count';
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
 
 export interface TestPipeline {
@@ -38,10 +39,9 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
   const redis = createRedis(config.redisUrl);
   const producer = new EventProducer(kafka, registry, config.topicPrefix);
   await producer.connect();
-  // The log end with in-flight transactions counted: a transaction's commit returns before its
-  // markers are written, and until then the last stable offset (the default) still stops short
-  // of it, so a wait right after a commit would see a projector that has not read it as caught up.
-  const admin = kafka.admin({ readUncommitted: true });
+  // The log end with in-flight transactions counted: a wait right after a commit must not see a
+  // projector that has not read the transaction as caught up (logEndAdmin).
+  const admin = logEndAdmin(kafka);
   await admin.connect();
   const projectors: ViewProjector[] = [];
   const newsSpec = topicFor('news')!;
