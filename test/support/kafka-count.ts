@@ -1,4 +1,4 @@
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin, EachBatchPayload, Kafka } from 'kafkajs';
 
 /**
  * An admin whose offsets are the log end with in-flight transactions counted (the high
@@ -10,40 +10,45 @@ export function logEndAdmin(kafka: Kafka): Admin {
   return kafka.admin({ readUncommitted: true });
 }
 
+type Batch = EachBatchPayload['batch'];
+
 /**
- * Counts the committed messages of topics (read_committed, from the beginning) and optionally
- * collects their raw values. Reading is complete when every partition's tail has been reached as
- * of the call (transaction markers included), so the count is exact, not a timeout guess.
+ * Reads topics from the beginning (read_committed) with a throwaway group and hands each batch to
+ * `onBatch`, until every partition's tail as of the call has been passed (transactions in flight
+ * and markers included, see logEndAdmin), so the read is complete, not a timeout guess. Returns
+ * the partitions of each topic.
  */
-export async function readCommitted(kafka: Kafka, topics: string[], keep?: (topic: string, value: Buffer) => void): Promise<Record<string, number>> {
+async function readToEnd(kafka: Kafka, topics: string[], onBatch: (batch: Batch) => void): Promise<Map<string, number[]>> {
   const admin = logEndAdmin(kafka);
   await admin.connect();
-  const ends = new Map<string, Map<number, number>>();
-  for (const t of topics) ends.set(t, new Map((await admin.fetchTopicOffsets(t)).map((p) => [p.partition, Number(p.high)])));
+  const ends = new Map(await Promise.all(topics.map(async (t) => [t, (await admin.fetchTopicOffsets(t)).map((p) => [p.partition, Number(p.high)] as const)] as const)));
   await admin.disconnect();
-  const counts: Record<string, number> = Object.fromEntries(topics.map((t) => [t, 0]));
   const seen = new Map<string, number>();
-  const consumer = kafka.consumer({ groupId: `count-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });
+  const consumer = kafka.consumer({ groupId: `read-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });
   await consumer.connect();
-  for (const t of topics) await consumer.subscribe({ topic: t, fromBeginning: true });
+  await consumer.subscribe({ topics, fromBeginning: true });
   consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
     const k = `${e.payload.topic}/${e.payload.partition}`;
     seen.set(k, Math.max(seen.get(k) ?? -1, Number(e.payload.lastOffset)));
   });
-  await consumer.run({
-    autoCommit: false,
-    eachBatch: async ({ batch }) => {
-      counts[batch.topic] += batch.messages.length;
-      if (keep) for (const m of batch.messages) if (m.value) keep(batch.topic, m.value);
-    },
-  });
-  const done = () => [...ends].every(([t, parts]) => [...parts].every(([p, high]) => high === 0 || (seen.get(`${t}/${p}`) ?? -1) >= high - 1));
+  await consumer.run({ autoCommit: false, eachBatch: async ({ batch }) => onBatch(batch) });
+  const done = () => [...ends].every(([t, parts]) => parts.every(([p, high]) => high === 0 || (seen.get(`${t}/${p}`) ?? -1) >= high - 1));
   const deadline = Date.now() + 120_000;
   while (!done()) {
-    if (Date.now() > deadline) throw new Error('topics not read to their end within 120 s');
+    if (Date.now() > deadline) throw new Error(`${topics.join(', ')} not read to the end within 120 s`);
     await new Promise((r) => setTimeout(r, 100));
   }
   await consumer.disconnect();
+  return new Map([...ends].map(([t, parts]) => [t, parts.map(([p]) => p)]));
+}
+
+/** Counts the committed messages of topics (read to their end) and optionally collects their raw values. */
+export async function readCommitted(kafka: Kafka, topics: string[], keep?: (topic: string, value: Buffer) => void): Promise<Record<string, number>> {
+  const counts: Record<string, number> = Object.fromEntries(topics.map((t) => [t, 0]));
+  await readToEnd(kafka, topics, (batch) => {
+    counts[batch.topic] += batch.messages.length;
+    if (keep) for (const m of batch.messages) if (m.value) keep(batch.topic, m.value);
+  });
   return counts;
 }
 
@@ -56,38 +61,20 @@ export interface CommittedRecord {
 }
 
 /**
- * Every committed record of one topic (read_committed, from the beginning, to the tail as of the
- * call), per partition in offset order.
+ * Every committed record of one topic (read to its end), per partition in offset order.
  */
 export async function readCommittedRecords(kafka: Kafka, topic: string): Promise<Map<number, CommittedRecord[]>> {
-  const admin = logEndAdmin(kafka);
-  await admin.connect();
-  const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, Number(p.high)]));
-  await admin.disconnect();
-  const out = new Map<number, CommittedRecord[]>([...ends.keys()].map((p) => [p, []]));
-  const seen = new Map<number, number>();
-  const consumer = kafka.consumer({ groupId: `records-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  consumer.on(consumer.events.END_BATCH_PROCESS, (e) => seen.set(e.payload.partition, Math.max(seen.get(e.payload.partition) ?? -1, Number(e.payload.lastOffset))));
-  await consumer.run({
-    autoCommit: false,
-    eachBatch: async ({ batch }) => {
-      const list = out.get(batch.partition)!;
-      for (const m of batch.messages) {
-        const offset = Number(m.offset);
-        // A rebalance can redeliver a range; keep each offset once, in order.
-        if (list.length && list[list.length - 1].offset >= offset) continue;
-        list.push({ partition: batch.partition, offset, key: m.key ? m.key.toString() : null, value: m.value, timestamp: Number(m.timestamp) });
-      }
-    },
+  const read = new Map<number, CommittedRecord[]>();
+  const partitions = await readToEnd(kafka, [topic], (batch) => {
+    let list = read.get(batch.partition);
+    if (!list) read.set(batch.partition, (list = []));
+    for (const m of batch.messages) {
+      const offset = Number(m.offset);
+      // A rebalance can redeliver a range; keep each offset once, in order.
+      if (list.length && list[list.length - 1].offset >= offset) continue;
+      list.push({ partition: batch.partition, offset, key: m.key ? m.key.toString() : null, value: m.value, timestamp: Number(m.timestamp) });
+    }
   });
-  const done = () => [...ends].every(([p, high]) => high === 0 || (seen.get(p) ?? -1) >= high - 1);
-  const deadline = Date.now() + 120_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`${topic} not read to its end within 120 s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await consumer.disconnect();
-  return out;
+  // Every partition present (empty when it holds nothing), in partition order.
+  return new Map(partitions.get(topic)!.map((p) => [p, read.get(p) ?? []]));
 }
