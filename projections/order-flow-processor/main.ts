@@ -18,6 +18,7 @@ import type { FromThread, ThreadTask, ToThread } from './worker';
  *   MDQ_PROCESSOR_CHUNK               input messages per Kafka transaction (default 2000)
  *   MDQ_PROCESSOR_CONCURRENCY         partitions a thread processes at once (default 12)
  *   MDQ_PROCESSOR_FETCH_BYTES         bytes fetched per partition and request (default 1 MiB)
+ *   MDQ_PROCESSOR_STATE_SAVE_MS       longest time between two state writes of a partition that is behind (default 5000; 0: after every commit)
  *   MDQ_PROCESSOR_SESSION_TIMEOUT_MS  consumer group session timeout (default 30000)
  *   MDQ_PROCESSOR_CRASH_AFTER_COMMITS test hook: SIGKILL the process after a thread's Nth Kafka commit
  *   METRICS_PORT                      serve Prometheus /metrics on this port (all threads summed)
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
     chunkSize: positiveIntVar('MDQ_PROCESSOR_CHUNK', 2_000, env),
     concurrency: positiveIntVar('MDQ_PROCESSOR_CONCURRENCY', 12, env),
     fetchBytesPerPartition: numberVar('MDQ_PROCESSOR_FETCH_BYTES', 1024 * 1024, 'an integer of at least 1024', (v) => Number.isInteger(v) && v >= 1024, env),
+    stateSaveIntervalMs: numberVar('MDQ_PROCESSOR_STATE_SAVE_MS', 5_000, 'an integer of at least 0', (v) => Number.isInteger(v) && v >= 0, env),
     sessionTimeoutMs: numberVar('MDQ_PROCESSOR_SESSION_TIMEOUT_MS', 30_000, 'an integer of at least 1000', (v) => Number.isInteger(v) && v >= 1_000, env),
     crashAfterCommits: env.MDQ_PROCESSOR_CRASH_AFTER_COMMITS ? positiveIntVar('MDQ_PROCESSOR_CRASH_AFTER_COMMITS', 0, env) : undefined,
   };

@@ -19,6 +19,7 @@ export interface ThreadTask {
   chunkSize: number;
   concurrency: number;
   fetchBytesPerPartition: number;
+  stateSaveIntervalMs: number;
   sessionTimeoutMs: number;
   crashAfterCommits?: number;
 }
@@ -44,6 +45,7 @@ async function run(task: ThreadTask): Promise<void> {
     chunkSize: task.chunkSize,
     concurrency: task.concurrency,
     fetchBytesPerPartition: task.fetchBytesPerPartition,
+    stateSaveIntervalMs: task.stateSaveIntervalMs,
     sessionTimeoutMs: task.sessionTimeoutMs,
     crashAfterCommits: task.crashAfterCommits,
   });

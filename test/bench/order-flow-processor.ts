@@ -6,6 +6,7 @@
  *   --date 2026-11-19   the session
  *   --chunk 2000        MDQ_PROCESSOR_CHUNK of the measured process
  *   --concurrency 12    MDQ_PROCESSOR_CONCURRENCY of the measured process
+ *   --state-save-ms 5000  MDQ_PROCESSOR_STATE_SAVE_MS of the measured process
  *   --threads 1,2       MDQ_PROCESSOR_THREADS of the measured process (each listed value is measured)
  *   --runs 1            measured runs (each from an empty output and a fresh consumer group)
  *   --cpu-prof DIR      write a V8 CPU profile of the processor into DIR
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       chunk: { type: 'string', default: '2000' },
       concurrency: { type: 'string', default: '12' },
       threads: { type: 'string', default: '1,2' },
+      'state-save-ms': { type: 'string', default: '5000' },
       runs: { type: 'string', default: '1' },
       'cpu-prof': { type: 'string' },
       'node-options': { type: 'string' },
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const sourceTopic = topicName(printSpec, prefix);
-  const results: Record<string, unknown> = { prints: n, profile, date, chunk: Number(values.chunk), concurrency: Number(values.concurrency), threads: values.threads, nodeOptions: values['node-options'] ?? null, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, node: process.version };
+  const results: Record<string, unknown> = { prints: n, profile, date, chunk: Number(values.chunk), concurrency: Number(values.concurrency), stateSaveMs: Number(values['state-save-ms']), threads: values.threads, nodeOptions: values['node-options'] ?? null, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, node: process.version };
   // Whether node_modules carries this repo's kafkajs produce patch (patches/, applied by postinstall).
   results.kafkajsProducePatch = fs.readFileSync(require.resolve('kafkajs/src/protocol/encoder.js'), 'utf8').includes('varints are written in place');
   const log = (k: string, v: unknown) => {
@@ -115,7 +117,7 @@ async function main(): Promise<void> {
     const runs: Record<string, number>[] = (byThreads[threads] = []);
     for (let run = 0; run < Number(values.runs); run++) {
       await reset(admin, redis, prefix, keyPrefix);
-      runs.push({ threads: Number(threads), ...(await measure(admin, env, prefix, keyPrefix, n, lastOffsets, { ...values, threads })) });
+      runs.push({ threads: Number(threads), ...(await measure(admin, redis, env, prefix, keyPrefix, n, lastOffsets, { ...values, threads })) });
       console.log(`threads ${threads}, run ${run + 1}: ${JSON.stringify(runs[run])}`);
     }
   }
@@ -161,6 +163,13 @@ async function reset(admin: Admin, redis: Redis, prefix: string, keyPrefix: stri
   } while (cursor !== '0');
 }
 
+/** Redis's CPU time so far (main thread and children: a background save counts too). */
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return field('used_cpu_sys') + field('used_cpu_user') + field('used_cpu_sys_children') + field('used_cpu_user_children');
+}
+
 /** The bench stack's broker process, when this script's stack runs it. */
 function brokerPidOf(): number | null {
   try {
@@ -183,19 +192,21 @@ function procStat(pid: number): { cpuSeconds: number; peakRssMiB: number } {
   }
 }
 
-async function measure(admin: Admin, env: NodeJS.ProcessEnv, prefix: string, keyPrefix: string, n: number, lastOffsets: Map<number, number>, values: Record<string, string | undefined>): Promise<Record<string, number>> {
+async function measure(admin: Admin, redis: Redis, env: NodeJS.ProcessEnv, prefix: string, keyPrefix: string, n: number, lastOffsets: Map<number, number>, values: Record<string, string | undefined>): Promise<Record<string, number>> {
   const args = ['--import', 'tsx'];
   if (values['node-args']) args.push(...values['node-args'].split(' ').filter(Boolean));
   if (values['cpu-prof']) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`);
   const child = spawn(process.execPath, [...args, path.join(repoRoot, 'projections/order-flow-processor/main.ts')], {
     cwd: repoRoot,
-    env: { ...env, ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}), MDQ_TOPIC_PREFIX: prefix, MDQ_KEY_PREFIX: keyPrefix, LOG_LEVEL: 'warn', MDQ_PROCESSOR_CHUNK: values.chunk, MDQ_PROCESSOR_CONCURRENCY: values.concurrency, MDQ_PROCESSOR_THREADS: values.threads },
+    env: { ...env, ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}), MDQ_TOPIC_PREFIX: prefix, MDQ_KEY_PREFIX: keyPrefix, LOG_LEVEL: 'warn', MDQ_PROCESSOR_CHUNK: values.chunk, MDQ_PROCESSOR_CONCURRENCY: values.concurrency, MDQ_PROCESSOR_THREADS: values.threads, MDQ_PROCESSOR_STATE_SAVE_MS: values['state-save-ms'] },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const started = Date.now();
   // The broker shares the machine: its CPU over the run says what is left for the processor.
   const brokerPid = brokerPidOf();
   const brokerCpuAtStart = brokerPid ? procStat(brokerPid).cpuSeconds : NaN;
+  // So does Redis, which stores the processor's state (INFO cpu works on any Redis, ours or not).
+  const redisCpuAtStart = await redisCpuSeconds(redis);
   const group = processorGroupId(prefix);
   const sourceTopic = topicName(printSpec, prefix);
   let firstAt = 0;
@@ -219,6 +230,7 @@ async function measure(admin: Admin, env: NodeJS.ProcessEnv, prefix: string, key
   }
   const doneAt = Date.now();
   const brokerCpuSeconds = brokerPid ? procStat(brokerPid).cpuSeconds - brokerCpuAtStart : NaN;
+  const redisCpu = (await redisCpuSeconds(redis)) - redisCpuAtStart;
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const steadySeconds = (doneAt - firstAt) / 1000;
@@ -231,6 +243,7 @@ async function measure(admin: Admin, env: NodeJS.ProcessEnv, prefix: string, key
     printsPerCpuSecond: Math.round((n - firstDone) / (stat.cpuSeconds - cpuAtFirst)),
     peakRssMiB: stat.peakRssMiB,
     brokerCpuSecondsDuringRun: Math.round(brokerCpuSeconds * 10) / 10,
+    redisCpuSecondsDuringRun: Math.round(redisCpu * 10) / 10,
     wallSeconds: (doneAt - started) / 1000,
     // The machine is shared (other builds and tests may run): its load says how contended it was.
     loadAverage1mAtEnd: Math.round(os.loadavg()[0] * 100) / 100,
