@@ -30,17 +30,16 @@ import { StateStore } from './state-store';
  *
  * 3. State is a function of the input prefix. The cumulative volumes and open trades are a pure
  *    fold over the partition in offset order (OrderFlowPartition). They are kept in memory and,
- *    AFTER each Kafka commit, the changed entries are written to Redis together with the offset S
- *    they correspond to, in one atomic compare-and-set script (state-store.ts). Redis therefore
- *    never runs ahead of Kafka: S <= C - 1 always (except after the group's offsets were reset or
- *    expired, handled in 4). The state is not written after every commit: only once
- *    `stateSaveIntervalMs` has passed since the partition's last write, when a commit reaches the
- *    partition's end (caught up: what live mode does after nearly every chunk), and on a graceful
- *    stop. Between writes the changed entries
- *    accumulate (each key once, with its latest value), so a contract that prints a hundred times
- *    in the interval is written once, and a replay writes a fraction of what it folds. The price
- *    is a longer replay into state after a crash or a rebalance (at most the interval's prints);
- *    4 makes any S <= C - 1 correct.
+ *    only AFTER a Kafka commit, the entries changed since the last write are written to Redis
+ *    together with the offset S they correspond to, in one atomic compare-and-set script
+ *    (state-store.ts). Redis therefore never runs ahead of Kafka: S <= C - 1 always (except after
+ *    the group's offsets were reset or expired, handled in 4). Not every commit is followed by a
+ *    write: one happens once `stateSaveIntervalMs` has passed since the partition's last write,
+ *    when a commit reaches the partition's end (caught up: in live mode nearly every chunk), and
+ *    at a graceful stop. Between writes the changed entries accumulate (each key once, with its
+ *    latest value), so a contract that prints a hundred times in the interval is written once.
+ *    The price is a longer replay into state after a crash or a rebalance (at most the
+ *    interval's prints); 4 makes any S <= C - 1 correct.
  *
  * 4. On taking a partition (start, rebalance, or after any error): fence, read C, load the state
  *    and S. If S < C - 1 — a crash between a Kafka commit and its state write, or Redis lost — the

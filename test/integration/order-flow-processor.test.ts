@@ -6,7 +6,7 @@ import { marketFor } from '../../ingest/produce/session-producer';
 import type { SimEvent } from '../../ingest/simulator/events';
 import { OrderFlowPartition, UNKNOWN_REFERENCE, type ReferenceData } from '../../projections/order-flow-processor/partition-state';
 import { processorGroupId } from '../../projections/order-flow-processor/processor';
-import { StateStore, stateBase } from '../../projections/order-flow-processor/state-store';
+import { StateStore, stateKeys } from '../../projections/order-flow-processor/state-store';
 import { avroTypeOf, topicFor, topicName } from '../../schemas/catalog';
 import type { Config } from '../../services/config';
 import { rowKeyOf, type ConsolidatedTradeEvent, type EnrichedPrintEvent, type OptionPrint } from '../../services/domain/order-flow';
@@ -147,6 +147,11 @@ async function committed(s: Scenario): Promise<Map<number, number>> {
   return new Map(partitions.map((p) => [p.partition, Number(p.offset)]));
 }
 
+/** Offset of the processor state stored for a partition (-1: none). */
+async function stateOffset(s: Scenario, partition: number): Promise<number> {
+  return Number((await s.redis.hget(stateKeys(s.config.keyPrefix, partition).meta, 'offset')) ?? -1);
+}
+
 /** Share of the source prints whose derived events are committed. */
 async function progress(s: Scenario): Promise<number> {
   const c = await committed(s);
@@ -278,8 +283,7 @@ describe('order-flow processor', () => {
         const c = await committed(s);
         for (const [p, records] of s.source) {
           if (!records.length) continue;
-          const off = Number((await s.redis.hget(`${stateBase(s.config.keyPrefix, p)}:meta`, 'offset')) ?? -1);
-          if (off !== c.get(p)! - 1) return false;
+          if ((await stateOffset(s, p)) !== c.get(p)! - 1) return false;
         }
         return true;
       }, 10_000, 100);
@@ -318,7 +322,7 @@ describe('order-flow processor', () => {
       const c = await committed(s);
       let behindByMoreThanAChunk = 0;
       for (const [p] of s.source) {
-        const off = Number((await s.redis.hget(`${stateBase(s.config.keyPrefix, p)}:meta`, 'offset')) ?? -1);
+        const off = await stateOffset(s, p);
         // Committed offset C (-1: nothing committed yet, like 0): the state never passes C - 1.
         const C = Math.max(c.get(p) ?? -1, 0);
         expect({ p, stateAhead: off > C - 1 }).toEqual({ p, stateAhead: false });
@@ -349,8 +353,7 @@ describe('order-flow processor', () => {
       const c = await committed(s);
       const behind = [];
       for (const [p] of s.source) {
-        const off = await s.redis.hget(`${stateBase(s.config.keyPrefix, p)}:meta`, 'offset');
-        if ((c.get(p) ?? -1) >= 0 && Number(off ?? -1) < c.get(p)! - 1) behind.push(p);
+        if ((c.get(p) ?? -1) >= 0 && (await stateOffset(s, p)) < c.get(p)! - 1) behind.push(p);
       }
       expect(behind.length).toBeGreaterThan(0);
       const second = spawnTs(MAIN, [], s.env);
