@@ -10,6 +10,11 @@ const Decoder = require('kafkajs/src/protocol/decoder');
 const crc32C: (b: Buffer) => number = require('kafkajs/src/protocol/recordBatch/crc32C');
 const Record = require('kafkajs/src/protocol/recordBatch/record/v0');
 const RecordDecoder = require('kafkajs/src/protocol/recordBatch/record/v0/decoder');
+const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0');
+const RecordBatchDecoder = require('kafkajs/src/protocol/recordBatch/v0/decoder');
+const ProduceV3 = require('kafkajs/src/protocol/requests/produce/v3/request');
+const encodeRequest = require('kafkajs/src/protocol/request');
+const Long = require('kafkajs/src/utils/long');
 
 /** CRC-32C (Castagnoli), one byte at a time from the reflected polynomial. */
 const TABLE = Array.from({ length: 256 }, (_, n) => {
@@ -76,6 +81,113 @@ describe('kafkajs patches', () => {
       expect(r.key === null ? null : r.key.toString()).toBe(key === null ? null : key.toString());
       expect(r.value === null ? null : (r.value as Buffer).equals(value!)).toBe(value === null ? null : true);
       expect(Object.keys(r.headers).sort()).toEqual(Object.keys(headers).sort());
+    }
+  });
+
+  /** A produce request as upstream kafkajs 2.2.4 composes it: Record, RecordBatch, then one encoder per level. */
+  async function referenceProduce(r: ProduceArgs): Promise<Buffer> {
+    const topics = [];
+    for (const { topic, partitions } of r.topicData) {
+      const encodedPartitions = [];
+      for (const { partition, messages, firstSequence } of partitions) {
+        const now = Date.now();
+        const ts = messages.filter((m) => m.timestamp != null).map((m) => Number(m.timestamp)).sort((a, b) => a - b);
+        const firstTimestamp = ts.length ? ts[0] : now;
+        const maxTimestamp = ts.length ? ts[ts.length - 1] : now;
+        const records = messages.map((m, i) =>
+          Record({ key: m.key, value: m.value, headers: m.headers, offsetDelta: i, timestampDelta: (m.timestamp || now) - firstTimestamp }),
+        );
+        const batch = await RecordBatch({
+          records,
+          firstTimestamp,
+          maxTimestamp,
+          producerId: r.producerId,
+          producerEpoch: r.producerEpoch,
+          firstSequence,
+          transactional: !!r.transactionalId,
+          lastOffsetDelta: records.length - 1,
+        });
+        encodedPartitions.push(new Encoder().writeInt32(partition).writeInt32(batch.size()).writeEncoder(batch));
+      }
+      topics.push(new Encoder().writeString(topic).writeArray(encodedPartitions));
+    }
+    const payload = new Encoder().writeString(r.transactionalId).writeInt16(r.acks).writeInt32(r.timeout).writeArray(topics);
+    const header = new Encoder().writeInt16(0).writeInt16(3).writeInt32(r.correlationId).writeString(r.clientId).writeEncoder(payload);
+    return new Encoder().writeInt32(header.size()).writeEncoder(header).buffer;
+  }
+
+  interface Message { key: Buffer | string | null; value: Buffer | string | null; timestamp?: number | string; headers?: Record<string, string | string[]> }
+  interface ProduceArgs {
+    acks: number;
+    timeout: number;
+    transactionalId: string | null;
+    producerId: unknown;
+    producerEpoch: number;
+    clientId: string | null;
+    correlationId: number;
+    topicData: { topic: string; partitions: { partition: number; firstSequence?: number; messages: Message[] }[] }[];
+  }
+
+  function randomMessages(n: number, withTimestamps: boolean): Message[] {
+    return Array.from({ length: n }, (_, i) => ({
+      key: i % 9 === 0 ? null : i % 4 === 0 ? `key-${i}` : Buffer.from(`k${i}`),
+      value: i % 13 === 0 ? null : i % 3 === 0 ? `value é ${i}` : crypto.randomBytes((i * 53) % 700),
+      ...(withTimestamps ? { timestamp: i % 2 ? 1795200000000 + ((i * 7919) % 100_000) : String(1795200000000 + i) } : {}),
+      ...(i % 10 === 0 ? { headers: { h: `v${i}`, multi: ['a', 'b'] } } : {}),
+    }));
+  }
+
+  it('the one-buffer produce request is byte for byte the upstream encoding, and its batches decode', async () => {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1795300000000);
+    try {
+      const cases: ProduceArgs[] = [
+        {
+          acks: -1, timeout: 30000, transactionalId: 'tx-processor-7', producerId: Long.fromNumber(4242), producerEpoch: 3,
+          clientId: 'mdq-processor', correlationId: 77,
+          topicData: [
+            { topic: 'enriched', partitions: [
+              { partition: 0, firstSequence: 1200, messages: randomMessages(500, true) },
+              { partition: 5, firstSequence: 0, messages: randomMessages(1, true) },
+            ] },
+            { topic: 'consolidated-é', partitions: [{ partition: 11, messages: randomMessages(37, false) }] },
+          ],
+        },
+        {
+          acks: 1, timeout: 1000, transactionalId: null, producerId: Long.fromNumber(-1), producerEpoch: 0,
+          clientId: null, correlationId: 1, topicData: [{ topic: 't', partitions: [{ partition: 2, messages: randomMessages(3, false) }] }],
+        },
+      ];
+      for (const c of cases) {
+        const request = ProduceV3(c);
+        const patched: Buffer = (await encodeRequest({ correlationId: c.correlationId, clientId: c.clientId, request })).buffer;
+        const reference = await referenceProduce(c);
+        expect(patched.length).toBe(reference.length);
+        expect(patched.equals(reference)).toBe(true);
+      }
+
+      // And the batch reads back through kafkajs's own decoder: CRC, offsets, timestamps, values.
+      const c = cases[0];
+      const d = new Decoder((await ProduceV3(c).encode()).buffer);
+      expect(d.readString()).toBe('tx-processor-7');
+      d.readInt16();
+      d.readInt32();
+      expect(d.readInt32()).toBe(2);
+      expect(d.readString()).toBe('enriched');
+      expect(d.readInt32()).toBe(2);
+      expect(d.readInt32()).toBe(0);
+      const batchBytes = d.readBytes();
+      const batch = await RecordBatchDecoder(new Decoder(batchBytes));
+      const messages = c.topicData[0].partitions[0].messages;
+      expect(batch.inTransaction).toBe(true);
+      expect(batch.records).toHaveLength(messages.length);
+      batch.records.forEach((r: { offset: string; timestamp: string; value: Buffer | null }, i: number) => {
+        expect(r.offset).toBe(String(i));
+        expect(r.timestamp).toBe(String(Number(messages[i].timestamp)));
+        const v = messages[i].value;
+        expect(v === null ? r.value === null : r.value!.equals(Buffer.from(v))).toBe(true);
+      });
+    } finally {
+      now.mockRestore();
     }
   });
 });
