@@ -3,7 +3,11 @@ import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import { groupId } from '../../projections/runtime/runner';
 import { dropVersion } from '../../projections/runtime/versions';
 import pino from 'pino';
+import type Redis from 'ioredis';
 import { ChunkWriter } from '../../ingest/produce/chunk-writer';
+import { installApplyScript } from '../../projections/runtime/atomic-apply';
+import { ViewProjector } from '../../projections/runtime/view-projector';
+import { newsProjection } from '../../projections/news/projection';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { testConfig, waitFor } from '../support/env';
 import { TestPipeline, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
@@ -148,6 +152,101 @@ describe('a view lost from Redis', () => {
     await again.stop();
     expect(await snapshotView(pipe.redis, prefix, 'news', 1)).toEqual(built);
   });
+});
+
+describe('a batch whose apply fails', () => {
+  it('is applied again in its lane, once when the script did not run and once when it ran but its reply was lost: the view equals a clean build', async () => {
+    const prefix = `${config.keyPrefix}-retry`;
+    const cleanPrefix = `${config.keyPrefix}-retry-clean`;
+    await pipe.producer.send(pipe.newsSpec, syntheticArticles(3_000).map((a) => ({ ...a, id: 700_000 + a.id })) as never);
+    // The apply script through a connection that fails twice: before the 2nd call reaches Redis,
+    // and after the 4th call has run in Redis (its reply lost).
+    installApplyScript(pipe.redis);
+    const real = pipe.redis as unknown as { mdqApplyBatch(...a: unknown[]): Promise<unknown> };
+    let calls = 0;
+    const failures: string[] = [];
+    const flaky = new Proxy(pipe.redis, {
+      get(target, prop) {
+        if (prop === 'mdqApplyBatch') {
+          return async (...args: unknown[]) => {
+            const n = ++calls; // calls overlap (one lane per partition): `calls` moves on meanwhile
+            if (n === 2) {
+              failures.push('before the script');
+              throw new Error('connection lost before the script');
+            }
+            const res = await real.mdqApplyBatch(...args);
+            if (n === 4) {
+              failures.push('after the script');
+              throw new Error('connection lost after the script');
+            }
+            return res;
+          };
+        }
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Redis;
+    const errors: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
+    const projector = new ViewProjector({ kafka: createKafka(config, 'test-retry'), registry: createRegistry(config), redis: flaky, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix: prefix, log });
+    await projector.start();
+    try {
+      await pipe.waitCaughtUp(1, prefix, 60_000);
+    } finally {
+      await projector.stop();
+    }
+    expect(failures).toEqual(['before the script', 'after the script']);
+    expect(errors.filter((m) => m === 'could not apply a batch; retrying')).toHaveLength(2);
+
+    const clean = pipe.newProjector(cleanPrefix);
+    await clean.start();
+    await pipe.waitCaughtUp(1, cleanPrefix, 60_000);
+    await clean.stop();
+    const built = await snapshotView(pipe.redis, prefix, 'news', 1);
+    expect(Object.keys(built).length).toBeGreaterThan(12);
+    expect(built).toEqual(await snapshotView(pipe.redis, cleanPrefix, 'news', 1));
+  });
+});
+
+describe('a projector stopped gracefully mid-stream', () => {
+  it('leaves the group with batches read ahead of the view; the restart applies the rest exactly once, equal to a clean build', async () => {
+    const cfg = testConfig('stop');
+    const p = await openPipeline(cfg);
+    try {
+      const articles = syntheticArticles(30_000);
+      for (let i = 0; i < articles.length; i += 5_000) await p.producer.send(p.newsSpec, articles.slice(i, i + 5_000) as never);
+      const appliedSum = async () => {
+        let sum = 0;
+        for (let part = 0; part < 12; part++) {
+          const v = await p.redis.hget(new PartitionKeys(cfg.keyPrefix, 'news', 1, part).offsets, p.newsTopic);
+          sum += v === null ? 0 : Number(v) + 1;
+        }
+        return sum;
+      };
+      const first = p.newProjector(cfg.keyPrefix);
+      await first.start();
+      await waitFor('projector to apply part of the stream', async () => (await appliedSum()) >= 6_000, 60_000, 20);
+      await first.stop();
+      expect(await appliedSum()).toBeLessThan(articles.length);
+
+      const second = p.newProjector(cfg.keyPrefix);
+      await second.start();
+      await p.waitCaughtUp(1, cfg.keyPrefix, 120_000);
+      await second.stop();
+      expect(await appliedSum()).toBe(articles.length);
+
+      const cleanPrefix = `${cfg.keyPrefix}-clean`;
+      const clean = p.newProjector(cleanPrefix);
+      await clean.start();
+      await p.waitCaughtUp(1, cleanPrefix, 120_000);
+      await clean.stop();
+      const resumed = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
+      expect(Object.keys(resumed).length).toBeGreaterThan(12);
+      expect(resumed).toEqual(await snapshotView(p.redis, cleanPrefix, 'news', 1));
+    } finally {
+      await p.close();
+    }
+  }, 300_000);
 });
 
 describe('a projector killed with SIGKILL mid-stream', () => {
