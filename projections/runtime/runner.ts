@@ -170,7 +170,7 @@ export class ProjectionRunner {
   }
 
   /**
-   * Points each assigned partition at the view's own offset. A batch past it is caught in onBatch,
+   * Points each assigned partition at the view's own offset. A batch past it is caught in projectBatch,
    * but a view that lost its data (or was dropped) while the group's offsets ran to the end of the
    * topics gets no batch to compare with until a new message arrives: it would stay empty. Not
    * recorded in `sought`: a batch fetched from the group offset before this seek lands must still
