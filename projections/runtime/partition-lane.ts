@@ -39,11 +39,16 @@ export class PartitionLane {
   async room(limit: number, ms: number): Promise<void> {
     if (this.queued < limit) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.waiters.push(() => {
+      const waiter = () => {
         clearTimeout(timer);
         resolve();
-      });
+      };
+      // A timed-out waiter leaves the list, so a lane stuck for long (Redis down) does not pile them up.
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      }, ms);
+      this.waiters.push(waiter);
     });
   }
 
