@@ -61,6 +61,42 @@ async function usedMemory(redis: ReturnType<typeof createRedis>): Promise<number
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
+/** CPU seconds so far of Redis's main thread and of its forked children (AOF rewrites, snapshots), and its AOF rewrites. */
+async function redisWork(redis: ReturnType<typeof createRedis>): Promise<{ main: number; children: number; rewrites: number }> {
+  const info = await redis.info();
+  const num = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return {
+    main: num('used_cpu_sys_main_thread') + num('used_cpu_user_main_thread'),
+    children: num('used_cpu_sys_children') + num('used_cpu_user_children'),
+    rewrites: num('aof_rewrites'),
+  };
+}
+
+/** CPU seconds a running process has used (Linux /proc; null elsewhere). */
+function processCpuSeconds(pid: number | undefined): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a phase's time went: cores used by the measured process, by Redis's main thread and by
+ * Redis's forked children (an AOF rewrite copies the whole dataset), and the rewrites started.
+ */
+async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<ReturnType<typeof redisWork>>, seconds: number, processCpu: number | null) {
+  const after = await redisWork(redis);
+  const share = (cpu: number) => Math.round((100 * cpu) / seconds) / 100;
+  return {
+    processCores: processCpu === null ? null : share(processCpu),
+    redisMainCores: share(after.main - before.main),
+    redisChildCores: share(after.children - before.children),
+    aofRewrites: after.rewrites - before.rewrites,
+  };
+}
+
 async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-bench');
   const admin = kafka.admin();
@@ -108,6 +144,7 @@ async function main(): Promise<void> {
   const env = { ...configEnv(config), LOG_LEVEL: 'warn' };
   const source = await admin.fetchTopicOffsets(topic('option-print'));
   const mem0 = await usedMemory(redis);
+  let work = await redisWork(redis);
   let t = Date.now();
   const processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs);
   for (;;) {
@@ -119,8 +156,9 @@ async function main(): Promise<void> {
     await sleep(250);
   }
   const processorSeconds = (Date.now() - t) / 1000;
-  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), note: 'start-up (group join, reference load) included' };
-  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s`);
+  const processorCpu = await phaseCpu(redis, work, processorSeconds, processCpuSeconds(processor.pid));
+  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, note: 'start-up (group join, reference load) included' };
+  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s; cores ${JSON.stringify(processorCpu)}`);
   const mem1 = await usedMemory(redis);
 
   // 2b. Each projector alone, then memory per stored row.
@@ -130,6 +168,7 @@ async function main(): Promise<void> {
     [ORDER_FLOW_PRINTS_VIEW, 'enriched-print'],
     [ORDER_FLOW_CONSOLIDATED_VIEW, 'consolidated-trade'],
   ] as const) {
+    work = await redisWork(redis);
     t = Date.now();
     const projector = spawnTs('projections/main.ts', [view], env, profArgs);
     for (;;) {
@@ -139,11 +178,12 @@ async function main(): Promise<void> {
       await sleep(250);
     }
     const seconds = (Date.now() - t) / 1000;
+    const cpu = await phaseCpu(redis, work, seconds, processCpuSeconds(projector.pid));
     let rows = 0;
     for (let p = 0; p < 12; p++) rows += await redis.hlen(orderFlowKeys(new PartitionKeys(config.keyPrefix, view, 1, p)).rows(DATE));
     const after = await usedMemory(redis);
-    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), bytesPerRow: Math.round((after - mem) / rows) };
-    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s; ${Math.round((after - mem) / rows)} B/row`);
+    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), bytesPerRow: Math.round((after - mem) / rows), cpu };
+    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s; ${Math.round((after - mem) / rows)} B/row; cores ${JSON.stringify(cpu)}`);
     mem = after;
     projector.kill('SIGTERM');
     await new Promise((r) => projector.once('exit', r));
