@@ -84,7 +84,9 @@ function processCpuSeconds(pid: number | undefined): number | null {
 
 /**
  * Where a phase's time went: cores used by the measured process, by Redis's main thread and by
- * Redis's forked children (an AOF rewrite copies the whole dataset), and the rewrites started.
+ * Redis's forked children (an AOF rewrite copies the whole dataset, every other view included),
+ * and the rewrites started. Redis adds a child's CPU when the child exits, so a rewrite started
+ * in one phase may be counted in the next.
  */
 async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<ReturnType<typeof redisWork>>, seconds: number, processCpu: number | null) {
   const after = await redisWork(redis);
