@@ -279,6 +279,9 @@ export function orderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowVi
   return {
     view: spec.view,
     topics: [spec.rows, OPEN_INTEREST],
+    // Rows projected before their contract's open interest are re-derived when it arrives: on a
+    // replay that doubled the work of up to 0.8 M of 1.4 M rows in 45 s (rows/s 19.7k vs 29.1k).
+    lead: OPEN_INTEREST,
     async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
       if (!events.length) return [];
       const k = orderFlowKeys(keys);

@@ -22,5 +22,13 @@ export interface SourceEvent<T = Record<string, unknown>> {
 export interface Projection {
   view: string;
   topics: readonly TopicSpec[];
+  /**
+   * One of `topics` whose events the others' are joined with (order flow: the open interest). At
+   * start and after each rebalance the other topics wait, paused, until it is consumed to the end
+   * it had then (ProjectionRunner.leadFirst): rows projected before their join value arrives are
+   * projected again when it does, which on a replay cost up to a quarter of the throughput. Only
+   * an optimisation: the view is the same whatever the order.
+   */
+  lead?: TopicSpec;
   project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]>;
 }

@@ -7,7 +7,7 @@ import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
 import { sleep } from '../../services/stack/process';
 import { ProjectorMetrics } from '../../services/metrics/projector';
-import { applyAtomically, readAppliedOffset, readAppliedOffsets, recordSeenOffset } from './atomic-apply';
+import { applyAtomically, readAppliedOffset, readAppliedOffsets, readConsumedOffset, recordSeenOffset } from './atomic-apply';
 import { PartitionLane } from './partition-lane';
 import type { Projection, SourceEvent } from './projection';
 
@@ -41,9 +41,12 @@ export const DEFAULT_PARTITIONS_CONCURRENTLY = 4;
  * Batches a partition's lane holds (the one being applied included) before onBatch waits. One is
  * enough for the overlap: the next fetch runs while the lanes apply. A/B on the order-flow replay
  * (45 s, alternating): 1 gave 24.7-25.1k rows/s against 22.6-23.5k for applying inside the handler;
- * 2 was slower (16.5-19.3k, the projector's CPU per row up by a third: more batches alive at once).
+ * 2 was slower (16.5-19.3k, the projector's CPU per row up by a third). Later counting showed
+ * that spread to follow the rows re-derived for open interest that came after them (Projection.lead).
  */
 export const LANE_DEPTH = 1;
+/** Longest the other topics wait for the lead topic (Projection.lead) before they are consumed anyway. */
+export const LEAD_WAIT_MS = 60_000;
 /** Waits before applying a batch again after an error, by attempt (the last one repeats). */
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 
@@ -89,12 +92,17 @@ export class ProjectionRunner {
    */
   private readonly decoders = new Map<string, WireDecoder>();
   readonly topics: string[];
+  /** Projection.lead's topic name, if any. */
+  private readonly leadTopic: string | null;
+  /** Bumped by each group join: a leadFirst wait of an earlier join no longer resumes anything. */
+  private joins = 0;
 
   constructor(private readonly o: RunnerOptions) {
     this.chunkSize = o.chunkSize ?? 500;
     this.metrics = o.metrics ?? ProjectorMetrics.for();
     this.topics = o.projection.topics.map((t) => topicName(t, o.topicPrefix));
     o.projection.topics.forEach((t, i) => this.decoders.set(this.topics[i], new WireDecoder(o.registry, t)));
+    this.leadTopic = o.projection.lead ? topicName(o.projection.lead, o.topicPrefix) : null;
   }
 
   get version(): number {
@@ -122,7 +130,13 @@ export class ProjectionRunner {
       this.sought.clear();
       this.continuous.clear();
       for (const lane of this.lanes.values()) lane.reset();
-      void this.startFromView(e.payload.memberAssignment).catch((err) => this.o.log.error({ err }, 'could not start the assigned partitions from the view offsets'));
+      const join = ++this.joins;
+      const assignment = e.payload.memberAssignment;
+      // Paused before the first fetch of this generation; leadFirst resumes them.
+      const followers = this.followersOf(assignment);
+      if (followers.length) this.consumer?.pause(followers);
+      void this.startFromView(assignment).catch((err) => this.o.log.error({ err }, 'could not start the assigned partitions from the view offsets'));
+      if (followers.length) void this.leadFirst(join, followers);
     });
     // Transactional topics end each transaction with a marker that is never delivered as a
     // message, so the applied offset stops short of the high watermark. A fetch that holds only
@@ -176,6 +190,51 @@ export class ProjectionRunner {
    * recorded in `sought`: a batch fetched from the group offset before this seek lands must still
    * be taken for a gap (and seek again), never applied.
    */
+  /** The assigned partitions of the topics other than the lead topic (none without a lead). */
+  private followersOf(assignment: Record<string, number[]>): { topic: string; partitions: number[] }[] {
+    if (!this.leadTopic) return [];
+    return Object.entries(assignment)
+      .filter(([topic, partitions]) => topic !== this.leadTopic && partitions.length > 0)
+      .map(([topic, partitions]) => ({ topic, partitions }));
+  }
+
+  /**
+   * Resumes the followers once the lead topic's partitions of the same numbers (whoever projects
+   * them: the view's offsets are read from Redis) are consumed to the end they had at the join, or
+   * after LEAD_WAIT_MS. A later join or a stop takes over.
+   */
+  private async leadFirst(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
+    const { kafka, redis, keyPrefix, projection, version, log } = this.o;
+    const partitions = new Set(followers.flatMap((f) => f.partitions));
+    const started = Date.now();
+    const admin = kafka.admin();
+    let caught = false;
+    try {
+      await admin.connect();
+      const ends = new Map((await admin.fetchTopicOffsets(this.leadTopic!)).map((p) => [p.partition, Number(p.high) - 1]));
+      while (join === this.joins && !this.stopping && Date.now() - started < LEAD_WAIT_MS) {
+        const behind = [];
+        for (const p of partitions) {
+          const end = ends.get(p) ?? -1;
+          if (end >= 0 && (await readConsumedOffset(redis, new PartitionKeys(keyPrefix, projection.view, version, p).offsets, this.leadTopic!)) < end) behind.push(p);
+        }
+        if (!behind.length) {
+          caught = true;
+          break;
+        }
+        await sleep(100);
+      }
+    } catch (err) {
+      log.warn({ err }, 'could not follow the lead topic; consuming the others now');
+    } finally {
+      await admin.disconnect().catch(() => {});
+    }
+    if (join !== this.joins || this.stopping) return;
+    if (caught) log.info({ lead: this.leadTopic, waitedMs: Date.now() - started, partitions: [...partitions] }, 'lead topic consumed to its end; consuming the others');
+    else log.warn({ lead: this.leadTopic, waitedMs: Date.now() - started }, 'lead topic not consumed to its end in time; consuming the others anyway');
+    this.consumer?.resume(followers);
+  }
+
   private async startFromView(assignment: Record<string, number[]>): Promise<void> {
     // Read concurrently: one round trip after another per partition and topic delayed the start.
     const starts = Object.entries(assignment).flatMap(([topic, partitions]) =>

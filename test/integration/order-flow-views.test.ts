@@ -328,6 +328,37 @@ describe('order-flow views from Kafka', () => {
     expect(await viewState(pipe, prefix, ORDER_FLOW_PRINTS_VIEW)).toEqual(await viewState(pipe, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW));
   });
 
+  it('on a replay the rows wait until the open interest is consumed: every row projected once, with its open interest', async () => {
+    // Rows produced before their open interest, as a rebuild finds them: without the lead topic
+    // both are fetched together and rows projected first are re-derived when it arrives.
+    const cfg = testConfig('ofv-lead');
+    const p2 = await openPipeline(cfg);
+    const oiTopic = topicName(OPEN_INTEREST_SPEC, cfg.topicPrefix);
+    const calls: string[] = [];
+    const recording: Projection = {
+      ...orderFlowPrintsProjection,
+      project: (events, keys, redis) => {
+        calls.push(events[0].topic);
+        return orderFlowPrintsProjection.project(events, keys, redis);
+      },
+    };
+    expect(recording.lead).toBe(OPEN_INTEREST_SPEC);
+    const projector = p2.newProjector(cfg.keyPrefix, recording);
+    try {
+      await p2.producer.send(PRINTS_SPEC, fixture.prints as never);
+      await p2.producer.send(OPEN_INTEREST_SPEC, fixture.openInterest as never);
+      await projector.start();
+      await p2.waitCaughtUp(1, cfg.keyPrefix, 90_000, recording);
+      const firstRows = calls.findIndex((t) => t !== oiTopic);
+      expect(firstRows).toBeGreaterThan(0);
+      expect(calls.slice(firstRows).filter((t) => t === oiTopic)).toEqual([]);
+      expect(await viewState(p2, cfg.keyPrefix, ORDER_FLOW_PRINTS_VIEW)).toEqual(expectedSnapshot(ORDER_FLOW_PRINTS_VIEW, fixture));
+    } finally {
+      await projector.stop();
+      await p2.close();
+    }
+  });
+
   it('a chunk computed against open interest that another writer has since moved on is computed again with the new value', async () => {
     // The runner first tries a chunk with the other topics' offsets as it last knew them (no
     // round trip). Here another writer (an instance that briefly owned the partition) applies
