@@ -183,13 +183,6 @@ export class ProjectionRunner {
     return lane;
   }
 
-  /**
-   * Points each assigned partition at the view's own offset. A batch past it is caught in projectBatch,
-   * but a view that lost its data (or was dropped) while the group's offsets ran to the end of the
-   * topics gets no batch to compare with until a new message arrives: it would stay empty. Not
-   * recorded in `sought`: a batch fetched from the group offset before this seek lands must still
-   * be taken for a gap (and seek again), never applied.
-   */
   /** The assigned partitions of the topics other than the lead topic (none without a lead). */
   private followersOf(assignment: Record<string, number[]>): { topic: string; partitions: number[] }[] {
     if (!this.leadTopic) return [];
@@ -235,6 +228,13 @@ export class ProjectionRunner {
     this.consumer?.resume(followers);
   }
 
+  /**
+   * Points each assigned partition at the view's own offset. A batch past it is caught in projectBatch,
+   * but a view that lost its data (or was dropped) while the group's offsets ran to the end of the
+   * topics gets no batch to compare with until a new message arrives: it would stay empty. Not
+   * recorded in `sought`: a batch fetched from the group offset before this seek lands must still
+   * be taken for a gap (and seek again), never applied.
+   */
   private async startFromView(assignment: Record<string, number[]>): Promise<void> {
     // Read concurrently: one round trip after another per partition and topic delayed the start.
     const starts = Object.entries(assignment).flatMap(([topic, partitions]) =>
