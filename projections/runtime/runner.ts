@@ -10,6 +10,7 @@ import { ProjectorMetrics } from '../../services/metrics/projector';
 import { applyAtomically, readAppliedOffset, readAppliedOffsets, readConsumedOffset, recordSeenOffset } from './atomic-apply';
 import { PartitionLane } from './partition-lane';
 import type { Projection, SourceEvent } from './projection';
+import { caughtUp, type PartitionLag } from './versions';
 
 export interface RunnerOptions {
   kafka: Kafka;
@@ -198,20 +199,19 @@ export class ProjectionRunner {
    */
   private async leadFirst(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
     const { kafka, redis, keyPrefix, projection, version, log } = this.o;
+    const lead = this.leadTopic!;
     const partitions = new Set(followers.flatMap((f) => f.partitions));
     const started = Date.now();
     const admin = kafka.admin();
     let caught = false;
     try {
       await admin.connect();
-      const ends = new Map((await admin.fetchTopicOffsets(this.leadTopic!)).map((p) => [p.partition, Number(p.high) - 1]));
+      // The ends once (the join's); then only the view's offsets, all partitions at once.
+      const ends = (await admin.fetchTopicOffsets(lead)).filter((p) => partitions.has(p.partition)).map((p) => ({ partition: p.partition, latest: Number(p.high) - 1 }));
+      const lag = (): Promise<PartitionLag[]> =>
+        Promise.all(ends.map(async (e) => ({ topic: lead, ...e, applied: await readConsumedOffset(redis, new PartitionKeys(keyPrefix, projection.view, version, e.partition).offsets, lead) })));
       while (join === this.joins && !this.stopping && Date.now() - started < LEAD_WAIT_MS) {
-        const behind = [];
-        for (const p of partitions) {
-          const end = ends.get(p) ?? -1;
-          if (end >= 0 && (await readConsumedOffset(redis, new PartitionKeys(keyPrefix, projection.view, version, p).offsets, this.leadTopic!)) < end) behind.push(p);
-        }
-        if (!behind.length) {
+        if (caughtUp(await lag())) {
           caught = true;
           break;
         }
@@ -223,8 +223,8 @@ export class ProjectionRunner {
       await admin.disconnect().catch(() => {});
     }
     if (join !== this.joins || this.stopping) return;
-    if (caught) log.info({ lead: this.leadTopic, waitedMs: Date.now() - started, partitions: [...partitions] }, 'lead topic consumed to its end; consuming the others');
-    else log.warn({ lead: this.leadTopic, waitedMs: Date.now() - started }, 'lead topic not consumed to its end in time; consuming the others anyway');
+    if (caught) log.info({ lead, waitedMs: Date.now() - started, partitions: [...partitions] }, 'lead topic consumed to its end; consuming the others');
+    else log.warn({ lead, waitedMs: Date.now() - started }, 'lead topic not consumed to its end in time; consuming the others anyway');
     this.consumer?.resume(followers);
   }
 

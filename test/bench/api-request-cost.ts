@@ -12,6 +12,7 @@
  */
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
+import { processCpuSeconds } from '../support/cpu';
 import path from 'path';
 import { Pool } from 'undici';
 import { ApiKeyStore } from '../../services/auth/api-keys';
@@ -42,10 +43,11 @@ let api: ChildProcess | undefined;
 const C = '/v1/options/tool/order-flow/consolidated';
 const U = '/v1/options/tool/order-flow/unconsolidated';
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+/** CPU seconds (user + system) a process has used: this benchmark measures nothing else, so /proc is required. */
 function cpuSeconds(pid: number): number {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  const s = processCpuSeconds(pid);
+  if (s === null) throw new Error(`no CPU time for process ${pid} (/proc/${pid}/stat unreadable)`);
+  return s;
 }
 
 async function main(): Promise<void> {

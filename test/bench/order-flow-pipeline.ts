@@ -37,6 +37,7 @@ import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowKeys } f
 import { repoRoot } from '../../services/stack/paths';
 import { sleep } from '../../services/stack/process';
 import { configEnv, spawnTs } from '../support/pipeline';
+import { processCpuSeconds, redisCpu } from '../support/cpu';
 import * as hdr from 'hdr-histogram-js';
 
 const args = process.argv.slice(2);
@@ -61,41 +62,20 @@ async function usedMemory(redis: ReturnType<typeof createRedis>): Promise<number
   return Number(/used_memory:(\d+)/.exec(info)![1]);
 }
 
-/** CPU seconds so far of Redis's main thread and of its forked children (AOF rewrites, snapshots), and its AOF rewrites. */
-async function redisWork(redis: ReturnType<typeof createRedis>): Promise<{ main: number; children: number; rewrites: number }> {
-  const info = await redis.info();
-  const num = (field: string) => Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
-  return {
-    main: num('used_cpu_sys_main_thread') + num('used_cpu_user_main_thread'),
-    children: num('used_cpu_sys_children') + num('used_cpu_user_children'),
-    rewrites: num('aof_rewrites'),
-  };
-}
-
-/** CPU seconds a running process has used (Linux /proc; null elsewhere). */
-function processCpuSeconds(pid: number | undefined): number | null {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Where a phase's time went: cores used by the measured process, by Redis's main thread and by
  * Redis's forked children (an AOF rewrite copies the whole dataset, every other view included),
  * and the rewrites started. Redis adds a child's CPU when the child exits, so a rewrite started
  * in one phase may be counted in the next.
  */
-async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<ReturnType<typeof redisWork>>, seconds: number, processCpu: number | null) {
-  const after = await redisWork(redis);
+async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<ReturnType<typeof redisCpu>>, seconds: number, processCpu: number | null) {
+  const after = await redisCpu(redis);
   const share = (cpu: number) => Math.round((100 * cpu) / seconds) / 100;
   return {
     processCores: processCpu === null ? null : share(processCpu),
     redisMainCores: share(after.main - before.main),
     redisChildCores: share(after.children - before.children),
-    aofRewrites: after.rewrites - before.rewrites,
+    aofRewrites: after.aofRewrites - before.aofRewrites,
   };
 }
 
@@ -146,7 +126,7 @@ async function main(): Promise<void> {
   const env = { ...configEnv(config), LOG_LEVEL: 'warn' };
   const source = await admin.fetchTopicOffsets(topic('option-print'));
   const mem0 = await usedMemory(redis);
-  let work = await redisWork(redis);
+  let work = await redisCpu(redis);
   let t = Date.now();
   const processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs);
   for (;;) {
@@ -170,7 +150,7 @@ async function main(): Promise<void> {
     [ORDER_FLOW_PRINTS_VIEW, 'enriched-print'],
     [ORDER_FLOW_CONSOLIDATED_VIEW, 'consolidated-trade'],
   ] as const) {
-    work = await redisWork(redis);
+    work = await redisCpu(redis);
     t = Date.now();
     const projector = spawnTs('projections/main.ts', [view], env, profArgs);
     for (;;) {

@@ -24,6 +24,7 @@
  */
 import { spawn } from 'child_process';
 import fs from 'fs';
+import { processCpuSeconds, redisCpu } from '../support/cpu';
 import os from 'os';
 import path from 'path';
 import { parseArgs } from 'util';
@@ -165,9 +166,8 @@ async function reset(admin: Admin, redis: Redis, prefix: string, keyPrefix: stri
 
 /** Redis's CPU time so far (main thread and children: a background save counts too). */
 async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
-  return field('used_cpu_sys') + field('used_cpu_user') + field('used_cpu_sys_children') + field('used_cpu_user_children');
+  const c = await redisCpu(redis);
+  return c.all + c.children;
 }
 
 /** The bench stack's broker process, when this script's stack runs it. */
@@ -181,12 +181,11 @@ function brokerPidOf(): number | null {
 
 function procStat(pid: number): { cpuSeconds: number; peakRssMiB: number } {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(f[11]) + Number(f[12]); // utime + stime
+    const cpuSeconds = processCpuSeconds(pid);
+    if (cpuSeconds === null) throw new Error('gone');
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-    return { cpuSeconds: ticks / 100, peakRssMiB: Math.round(hwm / 1024) };
+    return { cpuSeconds, peakRssMiB: Math.round(hwm / 1024) };
   } catch {
     return { cpuSeconds: NaN, peakRssMiB: NaN };
   }
