@@ -3,6 +3,7 @@ import fs from 'fs';
 import path from 'path';
 import { ensureDevKey } from '../auth/dev-key';
 import { loadConfig } from '../config';
+import { nodeFlagsFor } from '../node-args';
 import { provisionTopicsAndSchemas } from '../kafka/provision';
 import { defaultDataDir, repoRoot } from '../stack/paths';
 import { stackUp } from '../stack/stack';
@@ -19,7 +20,7 @@ const say = (m: string) => console.log(`[start] ${m}`);
 function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
   // `node --import tsx` runs the TypeScript in this one process, so signals reach it directly.
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...nodeFlagsFor(script), '--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
   children.set(name, child);
   child.on('exit', (code, signal) => {
     fs.closeSync(log);

@@ -7,6 +7,7 @@ import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createLogger, type Logger } from '../../services/log';
 import { createRedis } from '../../services/redis/client';
+import { nodeFlagsFor } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
 import { newsProjection } from '../../projections/news/projection';
@@ -94,10 +95,12 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
   return out;
 }
 
-/** Runs a TypeScript entry point as its own node process (one process: signals reach it). */
-/** A TypeScript entry point as a child process; `nodeArgs` go before it (e.g. `--cpu-prof`). */
+/**
+ * A TypeScript entry point as its own node process (one process: signals reach it), started with
+ * the flags production starts it with (node-args.ts); `nodeArgs` go after them (e.g. `--cpu-prof`).
+ */
 export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(repoRoot, script), ...args], {
+  const child = spawn(process.execPath, [...nodeFlagsFor(script), ...nodeArgs, '--import', 'tsx', path.join(repoRoot, script), ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,29 @@
+/**
+ * Node/V8 flags of the long-running processes that need their own, wherever they are started:
+ * `npm start` (services/cli/start.ts), the tests and benchmarks (test/support/pipeline.ts spawnTs,
+ * bench:processor), the package.json script `projector` and docker-compose.yml's `projector`
+ * (which state the same flags; a unit test keeps them equal).
+ */
+
+/**
+ * The projector: a larger young generation. It holds each partition's fetched batch (decoded rows,
+ * their stored JSON, index members, the chunk's writes) across the awaits of its lane, so with
+ * V8's default 16 MB semi-space much of it survived a scavenge and was promoted, then collected by
+ * the costlier old-generation GC (24 % of its CPU profile). Measured on the prints view's replay
+ * (45 s windows, alternating, the same hour; README): 23,896-24,220 rows/s with 27.4-28.0 µs of
+ * projector CPU per row by default, 24,478-26,078 rows/s with 21.2-26.9 µs at 128 MB; Redis is
+ * then the limit. The cost is memory: up to three semi-spaces (384 MB).
+ *
+ * Not the order-flow processor: the same flag left its CPU per print unchanged (24,265-25,410
+ * prints per CPU-second against 25,150-25,487, bench:processor, the same hour) and added
+ * 180-330 MiB of RSS.
+ */
+export const PROJECTOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=128'];
+
+/** By entry point, relative to the repository root. */
+const FLAGS_BY_SCRIPT = new Map<string, readonly string[]>([['projections/main.ts', PROJECTOR_NODE_FLAGS]]);
+
+/** The node flags to start `script` (a path relative to the repository root) with. */
+export function nodeFlagsFor(script: string): readonly string[] {
+  return FLAGS_BY_SCRIPT.get(script) ?? [];
+}
