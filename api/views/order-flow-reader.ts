@@ -530,7 +530,7 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
 
 /**
  * The state of a view version: every partition's applied offsets (written by the same atomic
- * script as the rows, so a changed row changes them). The `seen:` marker hints are left out: they
+ * transaction as the rows, so a changed row changes them). The `seen:` marker hints are left out: they
  * move past transaction markers without any row changing.
  */
 export async function orderFlowStamp(redis: Redis, keyPrefix: string, view: string, version: number): Promise<string> {

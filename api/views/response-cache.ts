@@ -6,7 +6,7 @@ export const DEFAULT_RESPONSE_CACHE_MB = 64;
 /**
  * Serialized answers, per API process, for endpoints that can name the state of the data they
  * read (EndpointDef.cacheStamp: for the order-flow tapes, the view version and every partition's
- * applied offsets, which move in the same atomic script as the rows). An answer is served again
+ * applied offsets, which move in the same atomic transaction as the rows). An answer is served again
  * only to an identical request (path and validated body) while the stamp read at the start of that
  * request is the one it was computed under, and for at most `ttlMs`: the stamp cannot see the
  * per-process caches a handler uses besides the view (the served version and the session list,

@@ -128,7 +128,7 @@ class ChunkWriter {
   }
 
   finish(): RedisOp[] {
-    // One command per key (applyAtomically splits what one Lua call could not unpack).
+    // One command per key (applyAtomically splits a call longer than it sends at once).
     const ops: RedisOp[] = [];
     for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
     for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);

@@ -21,7 +21,7 @@ export interface RunnerOptions {
   topicPrefix: string;
   keyPrefix: string;
   log: Logger;
-  /** Messages per atomic apply; bounds the size of one Lua call. */
+  /** Messages per atomic apply; bounds the size of one transaction. */
   chunkSize?: number;
   /**
    * Batches kafkajs hands to the partition lanes at the same time (DEFAULT_PARTITIONS_CONCURRENTLY
@@ -60,7 +60,7 @@ export function groupId(topicPrefix: string, keyPrefix: string, view: string, ve
  * Runs one projection at one view version as a member of that version's consumer group.
  *
  * Exactly-once into Redis: each chunk's writes and the partition's applied offset commit in one
- * compare-and-apply script (atomic-apply.ts). The consumer group's committed offset is only a hint
+ * compare-and-apply transaction (atomic-apply.ts). The consumer group's committed offset is only a hint
  * for where to fetch: messages at or below the Redis offset are skipped, and when the group is
  * ahead of Redis (a view that was dropped or lost, or batches read ahead and not applied before a
  * stop), the runner seeks back to the Redis offset.
@@ -286,7 +286,7 @@ export class ProjectionRunner {
   /**
    * Applies a queued batch, again after an error (Redis or the registry briefly gone) until it is
    * applied or dropped: compare-and-apply makes a retry safe whether or not the failed attempt's
-   * script ran.
+   * transaction ran.
    */
   private async applyBatch(batch: Batch, lane: PartitionLane, epoch: number): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -297,7 +297,7 @@ export class ProjectionRunner {
       } catch (err) {
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
         this.o.log.error({ err, topic: batch.topic, partition: batch.partition, retryInMs: wait }, 'could not apply a batch; retrying');
-        // The failed attempt's script may have run: take the view's offset again.
+        // The failed attempt's transaction may have run: take the view's offset again.
         this.applied.delete(`${batch.topic}/${batch.partition}`);
         await sleep(wait);
       }
@@ -362,7 +362,7 @@ export class ProjectionRunner {
       const last = events[events.length - 1].offset;
       let res;
       // First try with the other topics' offsets as this runner last applied or read them (no
-      // round trip): if one moved meanwhile, the script refuses and they are read from Redis.
+      // round trip): if one moved meanwhile, the apply refuses and they are read from Redis.
       let others = this.knownOffsets(otherTopics, partition);
       for (;;) {
         others ??= await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);

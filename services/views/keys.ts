@@ -7,7 +7,7 @@
  *   <prefix>:<view>:v<N>:{pNN}:offsets            -> hash topic -> last applied Kafka offset
  *
  * The `{pNN}` hash tag puts every key of one partition in one Redis Cluster slot, so a batch's
- * writes and its offset commit are one atomic script even on a cluster.
+ * writes and its offset commit are one atomic transaction even on a cluster.
  */
 
 export function partitionTag(partition: number): string {

@@ -1,3 +1,4 @@
+import type Redis from 'ioredis';
 import { applyAtomically, readAppliedOffset, readAppliedOffsets, type RedisOp } from '../../projections/runtime/atomic-apply';
 import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
@@ -12,11 +13,26 @@ const redis = createRedis(config.redisUrl);
 const k = (name: string) => `${config.keyPrefix}:${name}`;
 const OFFSETS = k('offsets');
 
+const other = createRedis(config.redisUrl);
+
 afterAll(async () => {
   const keys = await redis.keys(`${config.keyPrefix}:*`);
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
+  other.disconnect();
 });
+
+/** `target` with some properties replaced (methods of the rest bound to it). */
+function withOverrides<T extends object>(target: T, override: (prop: string | symbol) => unknown): T {
+  return new Proxy(target, {
+    get(t, prop) {
+      const o = override(prop);
+      if (o !== undefined) return o;
+      const v = Reflect.get(t, prop, t);
+      return typeof v === 'function' ? v.bind(t) : v;
+    },
+  });
+}
 
 describe('applyAtomically', () => {
   it('applies every op in order, with the new offset, when the expected offset is stored', async () => {
@@ -58,7 +74,7 @@ describe('applyAtomically', () => {
     ]);
   });
 
-  it('applies a chunk of many keys and a call longer than one Lua unpack allows', async () => {
+  it('applies a chunk of many keys and a call longer than one command sends', async () => {
     const members = Array.from({ length: 6_000 }, (_, i) => [String(i), `m${String(i).padStart(5, '0')}`]);
     const ops: RedisOp[] = [['ZADD', k('big'), ...members.flat()]];
     for (let i = 0; i < 300; i++) ops.push(['HSET', k(`row:${i}`), 'v', String(i)]);
@@ -66,5 +82,42 @@ describe('applyAtomically', () => {
     expect(await redis.zcard(k('big'))).toBe(6_000);
     expect(await redis.zscore(k('big'), 'm05999')).toBe('5999');
     expect(await redis.hget(k('row:299'), 'v')).toBe('299');
+  });
+
+  it('writes nothing, and reports a conflict, when the offsets change between its compare and its writes (another apply landed then)', async () => {
+    // Connections whose transaction is preceded, just before EXEC, by another client's apply of
+    // topic-e to the same partition.
+    const racing = withOverrides(redis, (prop) =>
+      prop === 'duplicate'
+        ? (...args: Parameters<Redis['duplicate']>) => {
+            const c = redis.duplicate(...args);
+            return withOverrides(c, (p) =>
+              p === 'multi'
+                ? () => {
+                    const tx = c.multi();
+                    return withOverrides(tx, (q) =>
+                      q === 'exec'
+                        ? async () => {
+                            expect((await applyAtomically(other, OFFSETS, 'topic-e', -1, 5, [['HSET', k('oi'), 'c9', '1']])).applied).toBe(true);
+                            return tx.exec();
+                          }
+                        : undefined,
+                    );
+                  }
+                : undefined,
+            );
+          }
+        : undefined,
+    );
+    const res = await applyAtomically(racing, OFFSETS, 'topic-a', 12, 20, [['HSET', k('rows'), 'r4', 'raced']], [['topic-e', -1]]);
+    expect(res).toEqual({ applied: false, conflict: true, offset: 12 });
+    expect(await redis.hexists(k('rows'), 'r4')).toBe(0);
+    expect(await readAppliedOffsets(redis, OFFSETS, ['topic-a', 'topic-e'])).toEqual([
+      ['topic-a', 12],
+      ['topic-e', 5],
+    ]);
+    // Computed again against the offsets now stored, it applies.
+    expect(await applyAtomically(redis, OFFSETS, 'topic-a', 12, 20, [['HSET', k('rows'), 'r4', 'again']], [['topic-e', 5]])).toEqual({ applied: true, conflict: false, offset: 20 });
+    expect(await redis.hget(k('rows'), 'r4')).toBe('again');
   });
 });

@@ -5,7 +5,6 @@ import { dropVersion } from '../../projections/runtime/versions';
 import pino from 'pino';
 import type Redis from 'ioredis';
 import { ChunkWriter } from '../../ingest/produce/chunk-writer';
-import { installApplyScript } from '../../projections/runtime/atomic-apply';
 import { ViewProjector } from '../../projections/runtime/view-projector';
 import { newsProjection } from '../../projections/news/projection';
 import type { Projection } from '../../projections/runtime/projection';
@@ -175,36 +174,46 @@ describe('a view lost from Redis', () => {
 });
 
 describe('a batch whose apply fails', () => {
-  it('is applied again in its lane, once when the script did not run and once when it ran but its reply was lost: the view equals a clean build', async () => {
+  it('is applied again in its lane, once when the transaction did not run and once when it ran but its reply was lost: the view equals a clean build', async () => {
     const prefix = `${config.keyPrefix}-retry`;
     await pipe.producer.send(pipe.newsSpec, syntheticArticles(3_000).map((a) => ({ ...a, id: 700_000 + a.id })) as never);
-    // The apply script through a connection that fails twice: before the 2nd call reaches Redis,
-    // and after the 4th call has run in Redis (its reply lost).
-    installApplyScript(pipe.redis);
-    const real = pipe.redis as unknown as { mdqApplyBatch(...a: unknown[]): Promise<unknown> };
+    // Applies run WATCH ... EXEC on connections duplicated from the client they are given: here
+    // connections whose EXEC fails twice, before the 2nd one reaches Redis and after the 4th one
+    // has run in Redis (its reply lost).
     let calls = 0;
     const failures: string[] = [];
-    const flaky = new Proxy(pipe.redis, {
-      get(target, prop) {
-        if (prop === 'mdqApplyBatch') {
-          return async (...args: unknown[]) => {
-            const n = ++calls; // calls overlap (one lane per partition): `calls` moves on meanwhile
-            if (n === 2) {
-              failures.push('before the script');
-              throw new Error('connection lost before the script');
+    const flakyExec = (real: { exec(): Promise<unknown> }) => async () => {
+      const n = ++calls; // applies overlap (one lane per partition): `calls` moves on meanwhile
+      if (n === 2) {
+        failures.push('before the transaction');
+        throw new Error('connection lost before the transaction');
+      }
+      const res = await real.exec();
+      if (n === 4) {
+        failures.push('after the transaction');
+        throw new Error('connection lost after the transaction');
+      }
+      return res;
+    };
+    const passThrough = <T extends object>(target: T, override: (prop: string | symbol) => unknown): T =>
+      new Proxy(target, {
+        get(t, prop) {
+          const o = override(prop);
+          if (o !== undefined) return o;
+          const v = Reflect.get(t, prop, t);
+          return typeof v === 'function' ? v.bind(t) : v;
+        },
+      });
+    const flakyConnection = (c: Redis): Redis =>
+      passThrough(c, (prop) =>
+        prop === 'multi'
+          ? () => {
+              const tx = c.multi();
+              return passThrough(tx, (q) => (q === 'exec' ? flakyExec(tx) : undefined));
             }
-            const res = await real.mdqApplyBatch(...args);
-            if (n === 4) {
-              failures.push('after the script');
-              throw new Error('connection lost after the script');
-            }
-            return res;
-          };
-        }
-        const v = Reflect.get(target, prop, target);
-        return typeof v === 'function' ? v.bind(target) : v;
-      },
-    }) as Redis;
+          : undefined,
+      );
+    const flaky = passThrough(pipe.redis, (prop) => (prop === 'duplicate' ? (...args: Parameters<Redis['duplicate']>) => flakyConnection(pipe.redis.duplicate(...args)) : undefined));
     const errors: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
     const projector = new ViewProjector({ kafka: createKafka(config, 'test-retry'), registry: createRegistry(config), redis: flaky, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix: prefix, log });
@@ -214,7 +223,7 @@ describe('a batch whose apply fails', () => {
     } finally {
       await projector.stop();
     }
-    expect(failures).toEqual(['before the script', 'after the script']);
+    expect(failures).toEqual(['before the transaction', 'after the transaction']);
     expect(errors.filter((m) => m === 'could not apply a batch; retrying')).toHaveLength(2);
 
     const built = await snapshotView(pipe.redis, prefix, 'news', 1);
