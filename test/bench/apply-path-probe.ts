@@ -14,15 +14,8 @@
  */
 import { spawn } from 'child_process';
 import Redis from 'ioredis';
-import { MARKET_PARTITIONS } from '../../schemas/catalog';
-import { partitionOf } from '../../services/kafka/partition';
 import { freePort } from '../../services/stack/process';
 import { PartitionKeys } from '../../services/views/keys';
-import type { ConsolidatedTradeEvent, EnrichedPrintEvent, OptionPrint } from '../../services/domain/order-flow';
-import { RISK_FREE_RATE } from '../../services/domain/rates';
-import { SimulatedMarket } from '../../ingest/simulator/session';
-import { PROFILES } from '../../ingest/simulator/profiles';
-import { OrderFlowPartition } from '../../projections/order-flow-processor/partition-state';
 import { orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { applyAtomically, coalesceOps, type RedisOp } from '../../projections/runtime/atomic-apply';
 
@@ -41,7 +34,8 @@ for i = 1, #ops do redis.call(unpack(ops[i])) end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return {1, ARGV[3]}
 `;
-import type { Projection, SourceEvent } from '../../projections/runtime/projection';
+import type { Projection } from '../../projections/runtime/projection';
+import { eventsByPartition, orderFlowSample } from '../support/order-flow-sample';
 
 
 const N = Number(process.argv[2] ?? 100_000);
@@ -54,13 +48,7 @@ async function redisCpu(redis: Redis): Promise<number> {
 
 /** The chunks' ops of the prints view, per partition, computed against an empty view. */
 async function chunksOf(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]) {
-  const byPart = new Map<number, SourceEvent[]>();
-  for (const e of events) {
-    const p = partitionOf(e.ticker, MARKET_PARTITIONS);
-    const list = byPart.get(p) ?? [];
-    list.push({ topic, partition: p, offset: list.length, key: e.ticker, value: e as unknown as Record<string, unknown> });
-    byPart.set(p, list);
-  }
+  const byPart = eventsByPartition(topic, events);
   const out: { keys: PartitionKeys; first: number; last: number; ops: RedisOp[] }[] = [];
   for (const [p, evs] of byPart) {
     const keys = new PartitionKeys('mdq', projection.view, 1, p);
@@ -77,7 +65,7 @@ async function main(): Promise<void> {
   const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const redis = new Redis({ port });
   await redis.ping();
-  const { prints } = buildData();
+  const { prints } = orderFlowSample(N, DATE);
   const topic = orderFlowPrintsProjection.topics[0].name;
   const chunks = await chunksOf(redis, orderFlowPrintsProjection, topic, prints);
   console.log(`${prints.length} rows, ${chunks.length} chunks`);
@@ -104,35 +92,6 @@ async function main(): Promise<void> {
   redis.disconnect();
   server.kill();
 }
-
-function buildData() {
-  // The `full` market (its chains and activity are the realistic ones), every 8th symbol.
-  const market = new SimulatedMarket(42, PROFILES.full);
-  const symbols = new Set(market.instruments.filter((_, i) => i % 8 === 0).map((i) => i.symbol));
-  const daily = market.session(DATE, 'daily');
-  const openInterest: { osi: string; ticker: string; sessionDate: string; openInterest: number }[] = [];
-  for (let k = 0; k < daily.chunks; k++) for (const e of daily.chunk(k)) if (e.type === 'open-interest' && symbols.has(e.data.ticker as string)) openInterest.push(e.data as never);
-  const tick = market.session(DATE, 'tick', symbols);
-  const offsets = new Array(MARKET_PARTITIONS).fill(0);
-  // The processor's own fold per partition: enrichment, session volume and consolidation.
-  const parts = new Map<number, OrderFlowPartition>();
-  const prints: EnrichedPrintEvent[] = [];
-  const latest = new Map<string, ConsolidatedTradeEvent>();
-  for (let k = 0; k < tick.chunks && prints.length < N; k++) {
-    for (const e of tick.chunk(k)) {
-      if (e.type !== 'option-print' || prints.length >= N) continue;
-      const raw = e.data as unknown as OptionPrint;
-      const inst = market.bySymbol.get(raw.ticker)!;
-      const p = partitionOf(raw.ticker, MARKET_PARTITIONS);
-      if (!parts.has(p)) parts.set(p, new OrderFlowPartition(p, RISK_FREE_RATE));
-      const out = parts.get(p)!.apply(raw, offsets[p]++, { sector: inst.sector, industry: inst.industry, isETF: inst.isETF, isIndex: inst.isIndex });
-      prints.push(out.enriched);
-      latest.set(out.consolidated.rowKey, out.consolidated);
-    }
-  }
-  return { prints, consolidated: [...latest.values()], openInterest };
-}
-
 
 main().catch((err) => {
   console.error(err);

@@ -11,18 +11,13 @@ import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import Redis from 'ioredis';
-import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
-import { partitionOf } from '../../services/kafka/partition';
+import { topicFor } from '../../schemas/catalog';
 import { freePort } from '../../services/stack/process';
 import { PartitionKeys } from '../../services/views/keys';
-import type { ConsolidatedTradeEvent, EnrichedPrintEvent, OptionPrint } from '../../services/domain/order-flow';
-import { RISK_FREE_RATE } from '../../services/domain/rates';
-import { SimulatedMarket } from '../../ingest/simulator/session';
-import { PROFILES } from '../../ingest/simulator/profiles';
-import { OrderFlowPartition } from '../../projections/order-flow-processor/partition-state';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { applyAtomically } from '../../projections/runtime/atomic-apply';
-import type { Projection, SourceEvent } from '../../projections/runtime/projection';
+import type { Projection } from '../../projections/runtime/projection';
+import { eventsByPartition, orderFlowSample } from '../support/order-flow-sample';
 
 const N = Number(process.argv[2] ?? 50_000);
 const DATE = '2024-05-01';
@@ -39,7 +34,7 @@ async function main(): Promise<void> {
       redis.ping(),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000))),
     ]).finally(() => clearTimeout(timer));
-    const { prints, consolidated, openInterest } = buildData();
+    const { prints, consolidated, openInterest } = orderFlowSample(N, DATE);
     const results: Record<string, unknown> = { rows: prints.length, consolidatedRows: consolidated.length, openInterestContracts: openInterest.length, redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1] };
     for (const [name, projection, rows] of [
       ['prints', orderFlowPrintsProjection, prints],
@@ -127,13 +122,7 @@ async function sampleRowLength(redis: Redis): Promise<number | null> {
 }
 
 async function project(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]): Promise<void> {
-  const byPart = new Map<number, SourceEvent[]>();
-  for (const e of events) {
-    const p = partitionOf(e.ticker, MARKET_PARTITIONS);
-    const list = byPart.get(p) ?? [];
-    list.push({ topic, partition: p, offset: list.length, key: e.ticker, value: e as unknown as Record<string, unknown> });
-    byPart.set(p, list);
-  }
+  const byPart = eventsByPartition(topic, events);
   for (const [p, evs] of byPart) {
     const keys = new PartitionKeys('mdq', projection.view, 1, p);
     const others = projection.topics.map((t) => t.name).filter((t) => t !== topic);
@@ -145,34 +134,6 @@ async function project(redis: Redis, projection: Projection, topic: string, even
       if (!res.applied) throw new Error('not applied');
     }
   }
-}
-
-function buildData() {
-  // The `full` market (its chains and activity are the realistic ones), every 8th symbol.
-  const market = new SimulatedMarket(42, PROFILES.full);
-  const symbols = new Set(market.instruments.filter((_, i) => i % 8 === 0).map((i) => i.symbol));
-  const daily = market.session(DATE, 'daily');
-  const openInterest: { osi: string; ticker: string; sessionDate: string; openInterest: number }[] = [];
-  for (let k = 0; k < daily.chunks; k++) for (const e of daily.chunk(k)) if (e.type === 'open-interest' && symbols.has(e.data.ticker as string)) openInterest.push(e.data as never);
-  const tick = market.session(DATE, 'tick', symbols);
-  const offsets = new Array(MARKET_PARTITIONS).fill(0);
-  // The processor's own fold per partition: enrichment, session volume and consolidation.
-  const parts = new Map<number, OrderFlowPartition>();
-  const prints: EnrichedPrintEvent[] = [];
-  const latest = new Map<string, ConsolidatedTradeEvent>();
-  for (let k = 0; k < tick.chunks && prints.length < N; k++) {
-    for (const e of tick.chunk(k)) {
-      if (e.type !== 'option-print' || prints.length >= N) continue;
-      const raw = e.data as unknown as OptionPrint;
-      const inst = market.bySymbol.get(raw.ticker)!;
-      const p = partitionOf(raw.ticker, MARKET_PARTITIONS);
-      if (!parts.has(p)) parts.set(p, new OrderFlowPartition(p, RISK_FREE_RATE));
-      const out = parts.get(p)!.apply(raw, offsets[p]++, { sector: inst.sector, industry: inst.industry, isETF: inst.isETF, isIndex: inst.isIndex });
-      prints.push(out.enriched);
-      latest.set(out.consolidated.rowKey, out.consolidated);
-    }
-  }
-  return { prints, consolidated: [...latest.values()], openInterest };
 }
 
 main().catch((err) => {
