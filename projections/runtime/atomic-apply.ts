@@ -62,14 +62,14 @@ export interface ApplyResult {
   offset: number;
 }
 
-/**
- * Idle transaction connections, by the client they were duplicated from (WATCH state belongs to
- * a connection, so each apply in flight holds one). They close when that client ends.
- */
 interface ConnectionPool {
   idle: Redis[];
   closed: boolean;
 }
+/**
+ * Idle transaction connections, by the client they were duplicated from (WATCH state belongs to
+ * a connection, so each apply in flight holds one). They close when that client ends.
+ */
 const pools = new WeakMap<Redis, ConnectionPool>();
 
 function poolOf(redis: Redis): ConnectionPool {
@@ -164,6 +164,9 @@ export async function applyAtomically(
     const res = await tx.exec();
     // null: a watched write landed after the compare (another apply of the partition).
     if (res === null) return { applied: false, conflict: true, offset: Number(cur) };
+    // A command refused when queued (arity, unknown command) makes EXEC run nothing; one that
+    // fails as it runs (a key of the wrong type: a bug) does not undo the others, as a failing
+    // call did not undo the earlier ones in the Lua script before. Either way it is reported.
     const failed = res.find(([err]) => err);
     if (failed) throw failed[0];
     return { applied: true, conflict: false, offset: next };

@@ -17,10 +17,17 @@ import { stackUp } from '../stack/stack';
 
 const say = (m: string) => console.log(`[start] ${m}`);
 
+/**
+ * `node [its flags] --import tsx <script> ...args`: the TypeScript runs in this one process, so
+ * signals reach it directly; the flags are the process's own (node-args.ts).
+ */
+function nodeArgv(script: string, args: string[]): string[] {
+  return [...nodeFlagsFor(script), '--import', 'tsx', script, ...args];
+}
+
 function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  // `node --import tsx` runs the TypeScript in this one process, so signals reach it directly.
-  const child = spawn(process.execPath, [...nodeFlagsFor(script), '--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, nodeArgv(script, args), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
   children.set(name, child);
   child.on('exit', (code, signal) => {
     fs.closeSync(log);
@@ -35,7 +42,7 @@ function runChild(name: string, script: string, args: string[], env: NodeJS.Proc
 /** A one-shot helper process (not restarted); its output goes to the log folder. */
 function runOnce(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, nodeArgv(script, args), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
   child.on('exit', (code) => {
     fs.closeSync(log);
     if (code !== 0) say(`${name} failed (exit ${code}) — see .data/logs/${name}.log`);
