@@ -1,3 +1,6 @@
+import path from 'path';
+import { repoRoot } from './stack/paths';
+
 /**
  * Node/V8 flags of the long-running processes that need their own, wherever they are started:
  * `npm start` (services/cli/start.ts), the tests and benchmarks (test/support/pipeline.ts spawnTs,
@@ -26,4 +29,12 @@ const FLAGS_BY_SCRIPT = new Map<string, readonly string[]>([['projections/main.t
 /** The node flags to start `script` (a path relative to the repository root) with. */
 export function nodeFlagsFor(script: string): readonly string[] {
   return FLAGS_BY_SCRIPT.get(script) ?? [];
+}
+
+/**
+ * `node <its flags> <extra flags> --import tsx <script> ...args`: the TypeScript runs in that one
+ * process, so signals reach it directly. `script` is relative to the repository root.
+ */
+export function nodeArgv(script: string, args: readonly string[] = [], extraFlags: readonly string[] = []): string[] {
+  return [...nodeFlagsFor(script), ...extraFlags, '--import', 'tsx', path.join(repoRoot, script), ...args];
 }

@@ -198,7 +198,7 @@ export class ProjectionRunner {
    * after LEAD_WAIT_MS. A later join or a stop takes over.
    */
   private async leadFirst(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
-    const { kafka, redis, keyPrefix, projection, version, log } = this.o;
+    const { kafka, redis, log } = this.o;
     const lead = this.leadTopic!;
     const partitions = new Set(followers.flatMap((f) => f.partitions));
     const started = Date.now();
@@ -209,7 +209,7 @@ export class ProjectionRunner {
       // The ends once (the join's); then only the view's offsets, all partitions at once.
       const ends = (await admin.fetchTopicOffsets(lead)).filter((p) => partitions.has(p.partition)).map((p) => ({ partition: p.partition, latest: Number(p.high) - 1 }));
       const lag = (): Promise<PartitionLag[]> =>
-        Promise.all(ends.map(async (e) => ({ topic: lead, ...e, applied: await readConsumedOffset(redis, new PartitionKeys(keyPrefix, projection.view, version, e.partition).offsets, lead) })));
+        Promise.all(ends.map(async (e) => ({ topic: lead, ...e, applied: await readConsumedOffset(redis, this.keys(e.partition).offsets, lead) })));
       while (join === this.joins && !this.stopping && Date.now() - started < LEAD_WAIT_MS) {
         if (caughtUp(await lag())) {
           caught = true;

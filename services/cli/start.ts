@@ -3,7 +3,7 @@ import fs from 'fs';
 import path from 'path';
 import { ensureDevKey } from '../auth/dev-key';
 import { loadConfig } from '../config';
-import { nodeFlagsFor } from '../node-args';
+import { nodeArgv } from '../node-args';
 import { provisionTopicsAndSchemas } from '../kafka/provision';
 import { defaultDataDir, repoRoot } from '../stack/paths';
 import { stackUp } from '../stack/stack';
@@ -16,14 +16,6 @@ import { stackUp } from '../stack/stack';
  */
 
 const say = (m: string) => console.log(`[start] ${m}`);
-
-/**
- * `node [its flags] --import tsx <script> ...args`: the TypeScript runs in this one process, so
- * signals reach it directly; the flags are the process's own (node-args.ts).
- */
-function nodeArgv(script: string, args: string[]): string[] {
-  return [...nodeFlagsFor(script), '--import', 'tsx', script, ...args];
-}
 
 function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');

@@ -42,7 +42,7 @@ import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { ensureTopics } from '../../services/kafka/topics';
 import { defaultDataDir, repoRoot } from '../../services/stack/paths';
-import { nodeFlagsFor } from '../../services/node-args';
+import { nodeArgv } from '../../services/node-args';
 import { stackUp } from '../../services/stack/stack';
 
 const printSpec = topicFor('option-print')!;
@@ -195,10 +195,10 @@ function procStat(pid: number): { cpuSeconds: number; peakRssMiB: number } {
 async function measure(admin: Admin, redis: Redis, env: NodeJS.ProcessEnv, prefix: string, keyPrefix: string, n: number, lastOffsets: Map<number, number>, values: Record<string, string | undefined>): Promise<Record<string, number>> {
   const script = 'projections/order-flow-processor/main.ts';
   // The flags production starts it with (services/node-args.ts), then the ones asked for.
-  const args = [...nodeFlagsFor(script), '--import', 'tsx'];
-  if (values['node-args']) args.push(...values['node-args'].split(' ').filter(Boolean));
-  if (values['cpu-prof']) args.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`);
-  const child = spawn(process.execPath, [...args, path.join(repoRoot, script)], {
+  const extra: string[] = [];
+  if (values['node-args']) extra.push(...values['node-args'].split(' ').filter(Boolean));
+  if (values['cpu-prof']) extra.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`);
+  const child = spawn(process.execPath, nodeArgv(script, [], extra), {
     cwd: repoRoot,
     env: { ...env, ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}), MDQ_TOPIC_PREFIX: prefix, MDQ_KEY_PREFIX: keyPrefix, LOG_LEVEL: 'warn', MDQ_PROCESSOR_CHUNK: values.chunk, MDQ_PROCESSOR_CONCURRENCY: values.concurrency, MDQ_PROCESSOR_THREADS: values.threads, MDQ_PROCESSOR_STATE_SAVE_MS: values['state-save-ms'] },
     stdio: ['ignore', 'inherit', 'inherit'],

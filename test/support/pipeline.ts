@@ -1,5 +1,4 @@
 import { ChildProcess, spawn } from 'child_process';
-import path from 'path';
 import type Redis from 'ioredis';
 import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
@@ -7,7 +6,7 @@ import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createLogger, type Logger } from '../../services/log';
 import { createRedis } from '../../services/redis/client';
-import { nodeFlagsFor } from '../../services/node-args';
+import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
 import { newsProjection } from '../../projections/news/projection';
@@ -100,7 +99,7 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
  * the flags production starts it with (node-args.ts); `nodeArgs` go after them (e.g. `--cpu-prof`).
  */
 export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, [...nodeFlagsFor(script), ...nodeArgs, '--import', 'tsx', path.join(repoRoot, script), ...args], {
+  const child = spawn(process.execPath, nodeArgv(script, args, nodeArgs), {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

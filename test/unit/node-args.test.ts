@@ -5,7 +5,7 @@ import { repoRoot } from '../../services/stack/paths';
 
 /**
  * The projector runs with the same V8 flags however it is started: npm start, the tests and the
- * benchmarks use nodeFlagsFor, the package.json script and docker-compose.yml state the flags themselves.
+ * benchmarks start it through nodeArgv, the package.json script and docker-compose.yml state the flags themselves.
  */
 describe('node flags by process', () => {
   it('start the projector with a 128 MB semi-space, and the other processes with the defaults', () => {
