@@ -318,12 +318,12 @@ class Planner<Row extends OrderFlowRow> {
       g.rowKeys.push(parseIndexMember(h.member).rowKey);
     });
     const pipe = this.redis.pipeline();
-    for (const g of groups.values()) pipe.hmget(this.keys[g.p].rows(g.d), ...g.rowKeys);
+    for (const g of groups.values()) pipe.hmgetBuffer(this.keys[g.p].rows(g.d), ...g.rowKeys);
     const res = (await pipe.exec())!;
     const out: (Row | null)[] = new Array(hits.length).fill(null);
     let n = 0;
     for (const g of groups.values()) {
-      const [err, vals] = res[n++] as [Error | null, (string | null)[]];
+      const [err, vals] = res[n++] as [Error | null, (Buffer | null)[]];
       if (err) throw err;
       g.at.forEach((i, j) => {
         if (vals[j] !== null) out[i] = decodeRow<Row>(vals[j]!, g.rowKeys[j], g.d);
@@ -575,11 +575,11 @@ export async function readComprisingTrades(
     g.rowKeys.push(r.rowKey);
   }
   const pipe = redis.pipeline();
-  for (const g of groups.values()) pipe.hmget(g.key, ...g.rowKeys);
+  for (const g of groups.values()) pipe.hmgetBuffer(g.key, ...g.rowKeys);
   const res = (await pipe.exec())!;
   let i = 0;
   for (const g of groups.values()) {
-    const [err, vals] = res[i++] as [Error | null, (string | null)[]];
+    const [err, vals] = res[i++] as [Error | null, (Buffer | null)[]];
     if (err) throw err;
     g.rowKeys.forEach((rk, j) => {
       if (vals[j] !== null) out.set(rk, decodeComprising(vals[j]!));

@@ -47,7 +47,7 @@ export interface OrderFlowViewSpec<E extends OrderFlowCommon> {
   /** The stored row of an event, joined with the contract's open interest. */
   toRow(e: E, openInterest: number): OrderFlowRow;
   /** Stored comprising trades of an event (consolidated view), if any. */
-  comprising?(e: E): string;
+  comprising?(e: E): Buffer;
 }
 
 interface OpenInterestEvent {
@@ -69,7 +69,7 @@ const OPEN_INTEREST = topicFor('open-interest')!;
 class ChunkWriter {
   private readonly removals = new Map<string, string[]>();
   private readonly additions = new Map<string, string[]>();
-  private readonly fields = new Map<string, string[]>();
+  private readonly fields = new Map<string, (string | Buffer)[]>();
   /** Net change of each statistics hash, by STAT_FIELDS position. */
   private readonly counters = new Map<string, number[]>();
   private readonly sessions = new Set<string>();
@@ -78,7 +78,7 @@ class ChunkWriter {
 
   private readonly addIndexEntry = (key: string, member: string): void => ChunkWriter.add(this.additions, key, '0', member);
 
-  private static add(to: Map<string, string[]>, key: string, a: string, b?: string): void {
+  private static add<V extends string | Buffer>(to: Map<string, V[]>, key: string, a: V, b?: V): void {
     let list = to.get(key);
     if (!list) to.set(key, (list = []));
     list.push(a);
@@ -86,12 +86,12 @@ class ChunkWriter {
   }
 
   /** HSET key field value (a row, comprising trades, an open interest). */
-  set(key: string, field: string, value: string): void {
+  set(key: string, field: string, value: string | Buffer): void {
     ChunkWriter.add(this.fields, key, field, value);
   }
 
   /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
-  upsert(old: OrderFlowRow | null, next: OrderFlowRow, nextJson: string, counters: boolean): void {
+  upsert(old: OrderFlowRow | null, next: OrderFlowRow, stored: Buffer, counters: boolean): void {
     if (old) {
       const before = rowIndexEntries(this.k, old);
       const after = rowIndexEntries(this.k, next);
@@ -103,7 +103,7 @@ class ChunkWriter {
       // A new row (every row of a replay): only additions, no diff to compute.
       eachIndexEntry(this.k, next, this.addIndexEntry);
     }
-    this.set(this.k.rows(next.sessionDate), next.rowKey, nextJson);
+    this.set(this.k.rows(next.sessionDate), next.rowKey, stored);
     if (counters) {
       if (old) this.count(old, -1);
       this.count(next, 1);
@@ -164,20 +164,21 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
   // One round trip: the contracts' open interest, then the stored rows.
   const pipe = redis.pipeline();
   const openInterest = queueOpenInterest(pipe, k, bySession.keys(), (d) => bySession.get(d)!.map((e) => e.osi));
-  for (const [d, es] of bySession) pipe.hmget(k.rows(d), ...es.map((e) => e.rowKey));
+  for (const [d, es] of bySession) pipe.hmgetBuffer(k.rows(d), ...es.map((e) => e.rowKey));
   const res = (await pipe.exec())!;
   const oi = openInterest.read(res);
   const w = new ChunkWriter(k);
   let i = openInterest.replies;
   for (const [d, es] of bySession) {
-    const [err, stored] = res[i++] as [Error | null, (string | null)[]];
+    const [err, stored] = res[i++] as [Error | null, (Buffer | null)[]];
     if (err) throw err;
     es.forEach((e, j) => {
       const row = spec.toRow(e, oi.get(`${d}|${e.osi}`) ?? 0);
-      const json = encodeRow(row);
+      const encoded = encodeRow(row);
       if (spec.comprising) w.set(k.comprising(d), e.rowKey, spec.comprising(e));
-      if (stored[j] === json) return; // the same row again: nothing changes
-      w.upsert(stored[j] === null ? null : decodeRow(stored[j]!, e.rowKey, d), row, json, true);
+      const was = stored[j];
+      if (was !== null && was.equals(encoded)) return; // the same row again: nothing changes
+      w.upsert(was === null ? null : decodeRow(was, e.rowKey, d), row, encoded, true);
     });
   }
   return w.finish();
@@ -218,20 +219,20 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
   }
   if (rederive.size) {
     const p2 = redis.pipeline();
-    for (const [d, r] of rederive) p2.hmget(k.rows(d), ...r.keys());
+    for (const [d, r] of rederive) p2.hmgetBuffer(k.rows(d), ...r.keys());
     const rows = (await p2.exec())!;
     let n = 0;
     for (const [d, r] of rederive) {
-      const [err, stored] = rows[n++] as [Error | null, (string | null)[]];
+      const [err, stored] = rows[n++] as [Error | null, (Buffer | null)[]];
       if (err) throw err;
       let j = 0;
       for (const [rowKey, oi] of r) {
-        const json = stored[j++];
-        if (json === null) continue; // an index entry without its row cannot happen; be safe
-        const old = decodeRow(json, rowKey, d);
+        const was = stored[j++];
+        if (was === null) continue; // an index entry without its row cannot happen; be safe
+        const old = decodeRow(was, rowKey, d);
         const next = { ...old, ...openInterestFlags(old, oi) };
-        const nextJson = encodeRow(next);
-        if (nextJson !== json) w.upsert(old, next, nextJson, false);
+        const encoded = encodeRow(next);
+        if (!encoded.equals(was)) w.upsert(old, next, encoded, false);
       }
     }
   }

@@ -1,7 +1,10 @@
 import type Redis from 'ioredis';
 
-/** One Redis write of a projection: command name, then its key, then the other arguments. */
-export type RedisOp = [command: string, key: string, ...args: string[]];
+/**
+ * One Redis write of a projection: command name, then its key, then the other arguments (binary
+ * values, such as stored order-flow rows, as Buffers).
+ */
+export type RedisOp = [command: string, key: string, ...args: (string | Buffer)[]];
 
 /**
  * Commands whose consecutive uses on one key merge into one call (variadic, order-preserving),

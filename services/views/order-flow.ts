@@ -6,6 +6,7 @@ import {
   type EnrichedPrintEvent,
   type OpenInterestFlags,
 } from '../domain/order-flow';
+import { Packr } from 'msgpackr';
 import { SECTORS } from '../domain/enums';
 import type { PartitionKeys } from './keys';
 
@@ -326,11 +327,19 @@ export function compareKeys(aSort: string, aRow: string, bSort: string, bRow: st
 }
 
 // ---------------------------------------------------------------------------------------------
-// Stored row encoding. A row is kept as a positional JSON array (no field names, closed value
-// sets as their index, booleans as 0/1); rowKey and sessionDate are not stored (the hash field
-// and the key carry them) and the three open-interest flags are not stored either: they are a
-// function of the row and its stored openInterest (openInterestFlags), re-derived on decode.
-// Every value is kept exactly (doubles as JS prints them, which round-trips).
+// Stored row encoding. A row is kept as a positional array (no field names, closed value sets
+// as their index, booleans as 0/1) in MessagePack (msgpackr); rowKey and sessionDate are not
+// stored (the hash field and the key carry them) and the three open-interest flags are not
+// stored either: they are a function of the row and its stored openInterest
+// (openInterestFlags), re-derived on decode. Every value is kept exactly (a double as its 8
+// bytes, an integer as an integer).
+//
+// Until 2026-11-25 the array was JSON text. Printing ~20 doubles per row made JSON.stringify
+// the projector's largest single cost (3.4 µs against 1.4 µs packed, 3.0-3.3 µs against 1.9
+// µs to read back; 427 against 284 bytes per print row), so rows are MessagePack now. Rows
+// stored as JSON still decode (a JSON array starts with '[', a MessagePack array of 16 or more
+// elements with 0xdc), so a view written before needs no rebuild: the projector replaces such a
+// row when it writes it again (the stored bytes differ, the row does not).
 //
 //   [id, osi, ticker, contractType#, strikePrice, expirationDate, dte, premium, size, volume,
 //    stockPrice, askPrice, bidPrice, bidAskSpread, optionPrice, impliedVolatility|null,
@@ -350,6 +359,9 @@ const CODEC_SENTIMENTS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
 const CODEC_TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
 const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
 const PRINT_ROW_LENGTH = 28;
+/** Plain MessagePack: arrays, numbers, strings and nil only (no msgpackr record extension). */
+const STORED_PACKR = new Packr({ useRecords: false });
+const JSON_ARRAY_START = 0x5b; // '['
 
 function idx(list: readonly string[], v: string): number | string {
   const i = list.indexOf(v);
@@ -360,7 +372,7 @@ function sym<T extends string>(list: readonly T[], v: unknown): T {
 }
 
 /** The stored form of a row (see above). */
-export function encodeRow(row: OrderFlowRow): string {
+export function encodeRow(row: OrderFlowRow): Buffer {
   const g = row.greeks;
   const m = row.moneyness;
   const a: unknown[] = [
@@ -394,12 +406,23 @@ export function encodeRow(row: OrderFlowRow): string {
     row.openInterest,
   ];
   if ('tradeConsolidationType' in row) a.push(idx(CODEC_CONSOLIDATION_TYPES, row.tradeConsolidationType), row.isGoldenSweep ? 1 : 0, row.lastTradeTime);
-  return JSON.stringify(a);
+  return pack(a);
+}
+
+/** A MessagePack value: a slice of msgpackr's output buffer, which later packs write after, never over. */
+function pack(v: unknown): Buffer {
+  return STORED_PACKR.pack(v);
+}
+
+/** A stored array: MessagePack, or JSON text (rows and comprising trades written before 2026-11-25). */
+function unpackStored(stored: Buffer | string): unknown[] {
+  if (typeof stored === 'string') return JSON.parse(stored) as unknown[];
+  return (stored[0] === JSON_ARRAY_START ? JSON.parse(stored.toString('utf8')) : STORED_PACKR.unpack(stored)) as unknown[];
 }
 
 /** A row from its stored form, the hash field (rowKey) and the session of its key. */
-export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: string, rowKey: string, sessionDate: string): R {
-  const a = JSON.parse(stored) as unknown[];
+export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer | string, rowKey: string, sessionDate: string): R {
+  const a = unpackStored(stored);
   const g = a[16] as number[] | null;
   const m = a[17] as [number, number, number | string];
   // One object built in place (decoding is the reader's hot path when it scans candidates).
@@ -448,10 +471,11 @@ export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: string,
 }
 
 /**
- * Stored comprising trades: `[osi, [id, tradeTime, exchange, optionPrice, size, premium,
- * tradeSideCode#, bidPrice, askPrice(, osi when it differs from the first)], ...]`.
+ * Stored comprising trades, MessagePack like the rows: `[osi, [id, tradeTime, exchange,
+ * optionPrice, size, premium, tradeSideCode#, bidPrice, askPrice(, osi when it differs from the
+ * first)], ...]`.
  */
-export function encodeComprising(trades: readonly ComprisingTrade[]): string {
+export function encodeComprising(trades: readonly ComprisingTrade[]): Buffer {
   const osi = trades.length ? trades[0].osi : '';
   const out: unknown[] = [osi];
   for (const t of trades) {
@@ -459,11 +483,11 @@ export function encodeComprising(trades: readonly ComprisingTrade[]): string {
     if (t.osi !== osi) e.push(t.osi);
     out.push(e);
   }
-  return JSON.stringify(out);
+  return pack(out);
 }
 
-export function decodeComprising(stored: string): ComprisingTrade[] {
-  const [osi, ...trades] = JSON.parse(stored) as [string, ...unknown[][]];
+export function decodeComprising(stored: Buffer | string): ComprisingTrade[] {
+  const [osi, ...trades] = unpackStored(stored) as [string, ...unknown[][]];
   return trades.map((e) => ({
     id: e[0] as string,
     osi: (e[9] as string | undefined) ?? osi,

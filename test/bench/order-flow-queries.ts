@@ -71,14 +71,14 @@ async function version(view: string): Promise<number> {
 }
 
 /** Every stored row of one session of a view, partition by partition (HSCAN). */
-async function* storedRows(view: string, v: number): AsyncGenerator<{ rowKey: string; json: string }> {
+async function* storedRows(view: string, v: number): AsyncGenerator<{ rowKey: string; stored: Buffer }> {
   for (let p = 0; p < MARKET_PARTITIONS; p++) {
     const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, view, v, p));
     let cursor = '0';
     do {
-      const [next, flat] = await redis.hscan(k.rows(SESSION), cursor, 'COUNT', 2000);
-      cursor = next;
-      for (let i = 0; i < flat.length; i += 2) yield { rowKey: flat[i], json: flat[i + 1] };
+      const [next, flat] = await redis.hscanBuffer(k.rows(SESSION), cursor, 'COUNT', 2000);
+      cursor = next.toString();
+      for (let i = 0; i < flat.length; i += 2) yield { rowKey: flat[i].toString(), stored: flat[i + 1] };
     } while (cursor !== '0');
   }
 }
@@ -104,9 +104,9 @@ async function loadPg(pool: Pool, tape: Tape): Promise<{ rows: number; seconds: 
       doc jsonb NOT NULL)`);
     let n = 0;
     async function* lines() {
-      for await (const { rowKey, json } of storedRows(tape.view, v)) {
+      for await (const { rowKey, stored } of storedRows(tape.view, v)) {
         // The row as the API answers it (same fields, same values), as a jsonb document.
-        const r = decodeRow(json, rowKey, SESSION);
+        const r = decodeRow(stored, rowKey, SESSION);
         // The document the API answers with (its own serializer).
         const doc = (tape.name === 'consolidated' ? CONSOLIDATED_RESPONSE : UNCONSOLIDATED_RESPONSE).serializeRow(r);
         n++;

@@ -77,7 +77,7 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     const k = orderFlowKeys(new PartitionKeys('x', view, 1, p));
     const d = r.sessionDate;
     const R = (key: string) => rel(p, key);
-    hset(R(k.rows(d)), r.rowKey, encodeRow(r));
+    hset(R(k.rows(d)), r.rowKey, encodeRow(r).toString('latin1'));
     const byTime = indexMember(encodeSortKey(r.tradeTime), r.rowKey);
     for (const s of Object.keys(SORT_INDEXES) as IndexedSort[]) zadd(R(k.sorted(d, s)), indexMember(encodeSortKey(SORT_INDEXES[s].value(r)), r.rowKey));
     zadd(R(k.ticker(d, r.ticker)), byTime);
@@ -100,7 +100,7 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     const last = new Map((consolidatedEvents ?? f.consolidated).map((e) => [e.rowKey, e]));
     for (const e of last.values()) {
       const p = partitionOfRow(e);
-      hset(rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)), e.rowKey, encodeComprising(e.comprisingTrades));
+      hset(rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)), e.rowKey, encodeComprising(e.comprisingTrades).toString('latin1'));
     }
   }
   for (const e of f.openInterest) {
@@ -184,7 +184,7 @@ describe('order-flow views from Kafka', () => {
     const some = expectedPrintRows(fixture).slice(0, 50);
     for (const r of some) {
       const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, 1, partitionOfRow(r)));
-      expect(decodeRow((await pipe.redis.hget(k.rows(r.sessionDate), r.rowKey))!, r.rowKey, r.sessionDate)).toEqual(r);
+      expect(decodeRow((await pipe.redis.hgetBuffer(k.rows(r.sessionDate), r.rowKey))!, r.rowKey, r.sessionDate)).toEqual(r);
     }
   });
 
@@ -387,7 +387,7 @@ describe('order-flow views from Kafka', () => {
       await p2.producer.send(PRINTS_SPEC, prints as never);
       const rowsKey = orderFlowKeys(keys).rows(contract.sessionDate);
       await waitFor('the prints to be applied', async () => (await p2.redis.hlen(rowsKey)) === prints.length, 60_000);
-      for (const x of prints) expect(decodeRow((await p2.redis.hget(rowsKey, x.rowKey))!, x.rowKey, x.sessionDate).openInterest).toBe(7);
+      for (const x of prints) expect(decodeRow((await p2.redis.hgetBuffer(rowsKey, x.rowKey))!, x.rowKey, x.sessionDate).openInterest).toBe(7);
     } finally {
       await projector.stop();
       await p2.close();

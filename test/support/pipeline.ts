@@ -70,7 +70,11 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
   };
 }
 
-/** Every key of one view version with its content, key names relative to the version. */
+/**
+ * Every key of one view version with its content, key names relative to the version. Hash values
+ * are read as bytes and given as latin1 text (one character per byte), so that binary values
+ * (stored order-flow rows) compare exactly; ASCII values read as themselves.
+ */
 export async function snapshotView(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
   const base = `${prefix}:${view}:v${version}:`;
   const keys: string[] = [];
@@ -85,8 +89,8 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
     const type = await redis.type(k);
     const rel = k.slice(base.length);
     if (type === 'hash') {
-      const h = await redis.hgetall(k);
-      out[rel] = Object.fromEntries(Object.entries(h).sort(([a], [b]) => (a < b ? -1 : 1)));
+      const h = await redis.hgetallBuffer(k);
+      out[rel] = Object.fromEntries(Object.entries(h).map(([f, v]) => [f, v.toString('latin1')]).sort(([a], [b]) => (a < b ? -1 : 1)));
     } else if (type === 'zset') out[rel] = await redis.zrange(k, 0, -1, 'WITHSCORES');
     else if (type === 'string') out[rel] = await redis.get(k);
     else out[rel] = `<${type}>`;

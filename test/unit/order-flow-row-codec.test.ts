@@ -1,0 +1,95 @@
+import { unpack } from 'msgpackr';
+import { openInterestFlags } from '../../services/domain/order-flow';
+import { decodeComprising, decodeRow, encodeComprising, encodeRow, type OrderFlowConsolidatedRow, type OrderFlowPrintRow } from '../../services/views/order-flow';
+import { expectedConsolidatedRows, expectedPrintRows, orderFlowFixture } from '../support/order-flow-data';
+
+/**
+ * The stored form of order-flow rows and comprising trades (services/views/order-flow.ts):
+ * MessagePack positional arrays since 2026-11-25, JSON text before. What must hold: every row
+ * decodes to itself exactly, whatever its values; rows and comprising trades stored as JSON by
+ * earlier versions decode to the same rows; each encoding is a Buffer that later encodings leave
+ * intact (msgpackr hands out slices of one output buffer).
+ */
+
+const fixture = orderFlowFixture({ sessions: ['2024-05-01'], printsPerSession: 300, seed: 5 });
+const prints = expectedPrintRows(fixture);
+const consolidated = expectedConsolidatedRows(fixture);
+const roundTrip = <R extends OrderFlowPrintRow | OrderFlowConsolidatedRow>(r: R) => decodeRow<R>(encodeRow(r), r.rowKey, r.sessionDate);
+/** The form rows had until 2026-11-25: the same positional array as JSON text. */
+const legacyJson = (stored: Buffer) => JSON.stringify(unpack(stored));
+
+describe('stored order-flow rows', () => {
+  it('the fixture has both tapes, null and non-null greeks and implied volatility', () => {
+    expect(prints.length).toBeGreaterThan(100);
+    expect(consolidated.length).toBeGreaterThan(50);
+    expect(prints.some((r) => r.greeks === null) && prints.some((r) => r.greeks !== null)).toBe(true);
+  });
+
+  it('every print row and consolidated row decodes to itself, field for field', () => {
+    for (const r of prints) expect(roundTrip(r)).toEqual(r);
+    for (const r of consolidated) expect(roundTrip(r)).toEqual(r);
+  });
+
+  it('doubles keep every bit; nulls, values outside the codec lists and large integers survive', () => {
+    const base = prints.find((r) => r.greeks !== null)!;
+    const odd: OrderFlowPrintRow = {
+      ...base,
+      dte: 0.1 + 0.2,
+      premium: 123456789.00000001,
+      stockPrice: Number.MIN_VALUE,
+      optionPrice: 1e-300,
+      impliedVolatility: null,
+      greeks: { delta: -0.4999999999999999, gamma: 5e-324, theta: -1.7976931348623157e308, vega: 1 / 3, rho: -0, charm: 2 ** 53 - 1, vanna: -(2 ** 31) },
+      tradeType: 'SOMETHING_NEW' as OrderFlowPrintRow['tradeType'],
+      sector: 'Ünïcode sector',
+      tradeTime: 1_714_570_200_085,
+    };
+    // The open-interest flags are re-derived from the stored open interest on decode.
+    Object.assign(odd, openInterestFlags(odd, 2 ** 40));
+    const back = roundTrip(odd);
+    expect(back).toEqual({ ...odd, greeks: { ...odd.greeks, rho: 0 } }); // -0 is stored as the integer 0, as JSON stored it
+    expect(back.dte).toBe(0.30000000000000004);
+    expect(back.greeks!.gamma).toBe(5e-324);
+    expect(back.greeks!.theta).toBe(-1.7976931348623157e308);
+    expect(back.tradeType).toBe('SOMETHING_NEW');
+    expect(back.sector).toBe('Ünïcode sector');
+  });
+
+  it('rows stored as JSON text (before 2026-11-25) decode to the same rows, from a string or from bytes', () => {
+    for (const r of [...prints.slice(0, 50), ...consolidated.slice(0, 50)]) {
+      const json = legacyJson(encodeRow(r));
+      expect(json.startsWith('[')).toBe(true);
+      expect(decodeRow(json, r.rowKey, r.sessionDate)).toEqual(r);
+      expect(decodeRow(Buffer.from(json), r.rowKey, r.sessionDate)).toEqual(r);
+    }
+  });
+
+  it('is MessagePack, smaller than the JSON text it replaced', () => {
+    const stored = prints.map((r) => encodeRow(r));
+    for (const s of stored) expect(s[0]).toBe(0xdc); // array16: a print row has 28 elements
+    const packed = stored.reduce((n, s) => n + s.length, 0);
+    const json = stored.reduce((n, s) => n + Buffer.byteLength(legacyJson(s)), 0);
+    expect(packed).toBeLessThan(json * 0.8);
+  });
+
+  it('an encoding stays intact while later rows are encoded', () => {
+    const first = encodeRow(prints[0]);
+    const copy = Buffer.from(first);
+    for (let i = 0; i < 5_000; i++) encodeRow(prints[i % prints.length]);
+    expect(first.equals(copy)).toBe(true);
+    expect(decodeRow(first, prints[0].rowKey, prints[0].sessionDate)).toEqual(prints[0]);
+  });
+});
+
+describe('stored comprising trades', () => {
+  it('decode to themselves, and from the JSON text stored before 2026-11-25', () => {
+    const withTrades = fixture.consolidated.filter((c) => c.comprisingTrades.length > 1);
+    expect(withTrades.length).toBeGreaterThan(5);
+    for (const c of withTrades) {
+      const stored = encodeComprising(c.comprisingTrades);
+      expect(decodeComprising(stored)).toEqual(c.comprisingTrades);
+      expect(decodeComprising(legacyJson(stored))).toEqual(c.comprisingTrades);
+      expect(decodeComprising(Buffer.from(legacyJson(stored)))).toEqual(c.comprisingTrades);
+    }
+  });
+});
