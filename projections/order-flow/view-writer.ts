@@ -41,8 +41,9 @@ import type { Projection, SourceEvent } from '../runtime/projection';
  * reads and written back as one HSET per hash: the value read plus the chunk's net change. That
  * is as safe as the row diff above, which also rests on a read: the apply refuses a chunk if any
  * other apply of the partition landed since (atomic-apply.ts), so the values read are current.
- * Until 2026-11-25 each field was an HINCRBY of its own: 30 per hash and ~170 of the ~570
- * commands of a 500-row chunk, and ioredis's cost is mostly per command.
+ * Until 2026-11-25 each field was an HINCRBY of its own: 30 per hash, ~170 of the ~570 commands
+ * and ~680 of the ~12,000 arguments of a 500-row chunk, and ioredis spends per command and per
+ * argument (a Command object and promise each, then each argument's length and encoding).
  */
 
 export interface OrderFlowViewSpec<E extends OrderFlowCommon> {
