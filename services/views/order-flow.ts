@@ -337,9 +337,9 @@ export function compareKeys(aSort: string, aRow: string, bSort: string, bRow: st
 // Until 2026-11-25 the array was JSON text. Printing ~20 doubles per row made JSON.stringify
 // the projector's largest single cost (3.4 µs against 1.4 µs packed, 3.0-3.3 µs against 1.9
 // µs to read back; 427 against 284 bytes per print row), so rows are MessagePack now. Rows
-// stored as JSON still decode (a JSON array starts with '[', a MessagePack array of 16 or more
-// elements with 0xdc), so a view written before needs no rebuild: the projector replaces such a
-// row when it writes it again (the stored bytes differ, the row does not).
+// stored as JSON still decode (a JSON array starts with '[', 0x5b; a MessagePack array with
+// 0x90-0x9f, 0xdc or 0xdd), so a view written before needs no rebuild: the projector replaces
+// such a row when it writes it again (the stored bytes differ, the row does not).
 //
 //   [id, osi, ticker, contractType#, strikePrice, expirationDate, dte, premium, size, volume,
 //    stockPrice, askPrice, bidPrice, bidAskSpread, optionPrice, impliedVolatility|null,
