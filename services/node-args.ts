@@ -10,7 +10,7 @@ import { repoRoot } from './stack/paths';
 
 /**
  * The projector: a larger young generation. It holds each partition's fetched batch (decoded rows,
- * their stored JSON, index members, the chunk's writes) across the awaits of its lane, so with
+ * their stored form, index members, the chunk's writes) across the awaits of its lane, so with
  * V8's default 16 MB semi-space much of it survived a scavenge and was promoted, then collected by
  * the costlier old-generation GC (24 % of its CPU profile). Measured on the prints view's replay
  * (45 s windows, alternating, the same hour; README): 23,896-24,220 rows/s with 27.4-28.0 µs of

@@ -1,3 +1,4 @@
+import { Packr } from 'msgpackr';
 import {
   TRADE_SIDES,
   openInterestFlags,
@@ -6,7 +7,6 @@ import {
   type EnrichedPrintEvent,
   type OpenInterestFlags,
 } from '../domain/order-flow';
-import { Packr } from 'msgpackr';
 import { SECTORS } from '../domain/enums';
 import type { PartitionKeys } from './keys';
 
@@ -20,8 +20,8 @@ import type { PartitionKeys } from './keys';
  *                                hash per contract root and expiration (the OSI's first 12
  *                                characters, spaces as '_'): small hashes stay listpack-encoded,
  *                                ~17 bytes a contract instead of ~87 in one big hash per session
- *   <D>:r                  hash  rowKey -> row JSON (OrderFlowPrintRow / OrderFlowConsolidatedRow)
- *   <D>:ct                 hash  rowKey -> comprising trades JSON (consolidated view only)
+ *   <D>:r                  hash  rowKey -> row, MessagePack (OrderFlowPrintRow / OrderFlowConsolidatedRow; encodeRow)
+ *   <D>:ct                 hash  rowKey -> comprising trades, MessagePack (consolidated view only)
  *   <D>:x:<sort>           zset  every row, ordered by a sort field (SORT_INDEXES)
  *   <D>:tk:<TICKER>        zset  rows of one underlying, by tradeTime
  *   <D>:os:<OSI>           zset  rows of one contract, by tradeTime (also drives the open-interest join)
