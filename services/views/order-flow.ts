@@ -359,7 +359,10 @@ const CODEC_SENTIMENTS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
 const CODEC_TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
 const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
 const PRINT_ROW_LENGTH = 28;
-/** Plain MessagePack: arrays, numbers, strings and nil only (no msgpackr record extension). */
+/**
+ * Plain MessagePack: arrays, numbers, strings and nil only (no msgpackr record extension). `pack`
+ * returns a slice of msgpackr's output buffer, which later packs write after, never over.
+ */
 const STORED_PACKR = new Packr({ useRecords: false });
 const JSON_ARRAY_START = 0x5b; // '['
 
@@ -406,18 +409,13 @@ export function encodeRow(row: OrderFlowRow): Buffer {
     row.openInterest,
   ];
   if ('tradeConsolidationType' in row) a.push(idx(CODEC_CONSOLIDATION_TYPES, row.tradeConsolidationType), row.isGoldenSweep ? 1 : 0, row.lastTradeTime);
-  return pack(a);
-}
-
-/** A MessagePack value: a slice of msgpackr's output buffer, which later packs write after, never over. */
-function pack(v: unknown): Buffer {
-  return STORED_PACKR.pack(v);
+  return STORED_PACKR.pack(a);
 }
 
 /** A stored array: MessagePack, or JSON text (rows and comprising trades written before 2026-11-25). */
 function unpackStored(stored: Buffer | string): unknown[] {
-  if (typeof stored === 'string') return JSON.parse(stored) as unknown[];
-  return (stored[0] === JSON_ARRAY_START ? JSON.parse(stored.toString('utf8')) : STORED_PACKR.unpack(stored)) as unknown[];
+  const json = typeof stored === 'string' || stored[0] === JSON_ARRAY_START;
+  return (json ? JSON.parse(stored.toString()) : STORED_PACKR.unpack(stored)) as unknown[];
 }
 
 /** A row from its stored form, the hash field (rowKey) and the session of its key. */
@@ -483,7 +481,7 @@ export function encodeComprising(trades: readonly ComprisingTrade[]): Buffer {
     if (t.osi !== osi) e.push(t.osi);
     out.push(e);
   }
-  return pack(out);
+  return STORED_PACKR.pack(out);
 }
 
 export function decodeComprising(stored: Buffer | string): ComprisingTrade[] {
