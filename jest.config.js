@@ -1,6 +1,6 @@
 // Two projects: fast unit tests with no infrastructure, and integration/end-to-end tests that
 // run against a real Kafka, schema registry and Redis which the global setup provisions on free
-// ports in a temporary folder (or takes from KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL).
+// ports in a temporary folder (or takes from KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL / VIEWS_REDIS_URL).
 const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
 /** @type {import('jest').Config} */

@@ -26,7 +26,10 @@ export { BODY_LIMIT } from './request/errors';
 
 
 export interface AppDeps {
+  /** API keys and quota counters (REDIS_URL). */
   redis: Redis;
+  /** The views the endpoints read (VIEWS_REDIS_URL); `redis` when absent. */
+  viewsRedis?: Redis;
   keyPrefix: string;
   keyStore: ApiKeyStore;
   log: Logger;
@@ -61,10 +64,12 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
  */
 export function createApp(deps: AppDeps): express.Express {
   const { redis, keyPrefix, keyStore, log } = deps;
+  const viewsRedis = deps.viewsRedis ?? redis;
+  const stores = viewsRedis === redis ? [redis] : [redis, viewsRedis];
   const endpoints = deps.endpoints ?? ENDPOINTS;
   const quotaSettings = deps.quota ?? DEFAULT_QUOTA;
   const ttlMs = deps.viewCacheTtlMs ?? VIEW_POINTER_TTL_MS;
-  const views = new ViewPointers(redis, keyPrefix, ttlMs);
+  const views = new ViewPointers(viewsRedis, keyPrefix, ttlMs);
   const cacheBytes = deps.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 2 ** 20;
   // Entries live no longer than the pointers' own cache (see ResponseCache).
   const responses = cacheBytes > 0 ? new ResponseCache(cacheBytes, ttlMs) : null;
@@ -80,7 +85,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(requestLogger(log, label));
   app.use(metrics.middleware());
-  mountOps(app, new ReadinessCheck(redis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics);
+  mountOps(app, new ReadinessCheck(stores, viewsRedis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics);
   mountReference(app, quota);
 
   const v1 = express.Router();
@@ -93,7 +98,7 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(requireCaller);
   v1.use(requireJsonBody);
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
-  const makeContext = (req: Request): EndpointContext => ({ redis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
+  const makeContext = (req: Request): EndpointContext => ({ redis: viewsRedis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
   for (const def of endpoints) mountEndpoint(v1, def, makeContext, responses);
   app.use(V1, v1);
 
@@ -102,6 +107,6 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req: Request) => {
     throw notFound(`No endpoint at ${req.method} ${req.path.slice(0, 200)}`);
   });
-  app.use(problemHandler({ redis, log, onProblem: (p) => metrics.problem(p) }));
+  app.use(problemHandler({ stores, log, onProblem: (p) => metrics.problem(p) }));
   return app;
 }

@@ -16,9 +16,12 @@ function main(): void {
   // Fail fast while Redis is away: requests get a 503 problem instead of waiting, and the client
   // reconnects by itself, so the process never needs a restart because of Redis.
   const redis = createRedis(config.redisUrl, log, { failFast: true, autoPipeline: settings.redisAutoPipeline });
+  const viewsRedis =
+    config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.viewsRedisUrl, log, { failFast: true, autoPipeline: settings.redisAutoPipeline });
   const keyStore = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(defaultDataDir()));
   const app = createApp({
     redis,
+    viewsRedis,
     keyPrefix: config.keyPrefix,
     keyStore,
     log,
@@ -31,6 +34,7 @@ function main(): void {
   const stop = () => {
     server.close(() => {
       redis.disconnect();
+      viewsRedis.disconnect();
       process.exit(0);
     });
     setTimeout(() => process.exit(0), 5_000).unref();

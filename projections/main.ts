@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const projections = names.length ? names.map((n) => projectionByView(n) ?? fail(`unknown view '${n}'`)) : [...PROJECTIONS];
   const kafka = createKafka(config, 'mdq-projector', log);
   const registry = createRegistry(config);
-  const redis = createRedis(config.redisUrl, log);
+  const redis = createRedis(config.viewsRedisUrl, log);
   if (process.env.METRICS_PORT) await serveMetrics(portVar('METRICS_PORT', 0), processRegistry(), log);
   const partitionsConcurrently = positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64);
   const projectors = projections.map(

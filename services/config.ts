@@ -5,7 +5,14 @@
 export interface Config {
   kafkaBrokers: string[];
   schemaRegistryUrl: string;
+  /** API keys, quota counters, ingest jobs: what exists nowhere else (an append-only file keeps it). */
   redisUrl: string;
+  /**
+   * The views and the order-flow processor's state: what Kafka can rebuild (VIEWS_REDIS_URL,
+   * REDIS_URL when unset). A Redis of its own lets it persist by snapshots only; see PERSISTENCE in
+   * services/stack/components.ts.
+   */
+  viewsRedisUrl: string;
   port: number;
   /** Prefixes topic names and consumer groups; lets tests share one broker without collisions. */
   topicPrefix: string;
@@ -27,6 +34,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kafkaBrokers: required('KAFKA_BROKERS', env).split(',').map((s) => s.trim()).filter(Boolean),
     schemaRegistryUrl: required('SCHEMA_REGISTRY_URL', env).replace(/\/+$/, ''),
     redisUrl: required('REDIS_URL', env),
+    viewsRedisUrl: env.VIEWS_REDIS_URL || required('REDIS_URL', env),
     port,
     topicPrefix: env.MDQ_TOPIC_PREFIX ?? '',
     keyPrefix: env.MDQ_KEY_PREFIX ?? 'mdq',

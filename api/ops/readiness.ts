@@ -9,7 +9,7 @@ export interface Readiness {
 }
 
 /**
- * Readiness: Redis answers and every view this process serves has a served version (its projector
+ * Readiness: every Redis the process uses answers and every view this process serves has a served version (its projector
  * has created it). Evaluated at most once per `cacheMs`, so probes or a flood of /readyz requests
  * cost Redis one round trip per second per process at most.
  */
@@ -17,7 +17,10 @@ export class ReadinessCheck {
   private last: { at: number; result: Promise<Readiness> } | null = null;
 
   constructor(
-    private readonly redis: Redis,
+    /** every Redis connection the process uses (keys and quota, views): each must answer */
+    private readonly stores: readonly Redis[],
+    /** where the view pointers are */
+    private readonly viewsRedis: Redis,
     private readonly keyPrefix: string,
     private readonly views: readonly string[],
     private readonly cacheMs = 1_000,
@@ -33,9 +36,10 @@ export class ReadinessCheck {
   private async evaluate(): Promise<Readiness> {
     const views: Readiness['checks']['views'] = Object.fromEntries(this.views.map((v) => [v, 'unknown' as const]));
     try {
-      const pipe = this.redis.pipeline().ping();
+      const pipe = this.viewsRedis.pipeline().ping();
       for (const v of this.views) pipe.get(pointerKey(this.keyPrefix, v));
-      const res = await withTimeout(pipe.exec(), this.timeoutMs);
+      const others = this.stores.filter((r) => r !== this.viewsRedis).map((r) => r.ping());
+      const [res] = await withTimeout(Promise.all([pipe.exec(), ...others]), this.timeoutMs);
       if (!res || res.some(([err]) => err)) throw new Error('redis error');
       const missing: string[] = [];
       this.views.forEach((v, i) => {

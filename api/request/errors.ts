@@ -6,14 +6,18 @@ import { Problem, internal, invalid, unavailable } from './problem';
 /** Largest request body accepted; larger bodies get a 413 problem. Documented in the reference. */
 export const BODY_LIMIT = '64kb';
 
-function isRedisDown(err: unknown, redis: Redis): boolean {
-  if (redis.status !== 'ready') return true;
+function isRedisDown(err: unknown, stores: readonly Redis[]): boolean {
+  if (stores.some((r) => r.status !== 'ready')) return true;
   const msg = (err as Error)?.message ?? '';
   return /Connection is closed|ECONNREFUSED|Stream isn't writeable|MaxRetriesPerRequest/i.test(msg);
 }
 
-/** Maps anything thrown while serving a request to the problem the caller gets. */
-export function toProblem(err: unknown, redis: Redis): Problem {
+/**
+ * Maps anything thrown while serving a request to the problem the caller gets. `stores` are the
+ * Redis connections the request may have used (keys and quota, views): any of them being away is
+ * a 503, not the service's bug.
+ */
+export function toProblem(err: unknown, stores: readonly Redis[]): Problem {
   if (err instanceof Problem) return err;
   // body-parser's errors carry a `type`; none of them is the service's fault.
   const e = err as { type?: string; status?: number; message?: string; charset?: string };
@@ -38,7 +42,7 @@ export function toProblem(err: unknown, redis: Redis): Problem {
     if (status === 415) return new Problem('UnsupportedMediaType', String(e.message ?? 'unsupported body').slice(0, 200));
     return invalid('body', `could not be read as sent (${String(e.message ?? 'bad request').slice(0, 200)}); check Content-Encoding and Content-Length`);
   }
-  if (isRedisDown(err, redis)) return unavailable('The data store is briefly unreachable; retry shortly');
+  if (isRedisDown(err, stores)) return unavailable('The data store is briefly unreachable; retry shortly');
   return internal();
 }
 
@@ -47,14 +51,14 @@ export function toProblem(err: unknown, redis: Redis): Problem {
  * `instance` is the request id. Unexpected failures are logged with their stack (never the request
  * body) and answered with a bare 500: no message, no stack, nothing internal.
  */
-export function problemHandler(o: { redis: Redis; log: Logger; onProblem: (p: Problem, req: Request) => void }) {
+export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onProblem: (p: Problem, req: Request) => void }) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       // Too late for a problem body: let Express close the connection.
       next(err);
       return;
     }
-    const problem = toProblem(err, o.redis);
+    const problem = toProblem(err, o.stores);
     if (problem.code === 'InternalError' && !(err instanceof Problem)) {
       const e = err as Error;
       (req.log ?? o.log).error({ err: { type: e?.name, message: e?.message, stack: e?.stack } }, 'unhandled error');

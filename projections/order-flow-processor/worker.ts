@@ -33,7 +33,7 @@ async function run(task: ThreadTask): Promise<void> {
   const post = (m: FromThread) => parentPort!.postMessage(m);
   const log = createLogger('order-flow-processor', task.config.logLevel).child({ thread: task.thread });
   const kafka = createKafka(task.config, `mdq-order-flow-processor-${task.thread}`, log);
-  const redis = createRedis(task.config.redisUrl, log);
+  const redis = createRedis(task.config.viewsRedisUrl, log);
   const processor = new OrderFlowProcessor({
     kafka,
     registry: createRegistry(task.config),

@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     case 'status': {
       const { env, components } = await stackStatus(opts);
       for (const c of components) {
-        console.log(`${c.name.padEnd(9)} ${c.ready ? 'ready  ' : c.pid ? 'STARTING' : 'DOWN   '} pid=${c.pid ?? '-'} ${c.url}`);
+        console.log(`${c.name.padEnd(11)} ${c.ready ? 'ready  ' : c.pid ? 'STARTING' : 'DOWN   '} pid=${c.pid ?? '-'} ${c.url}`);
         if (!c.ready && c.log) console.log(c.log.replace(/^/gm, '    '));
       }
       for (const [k, v] of Object.entries(env)) console.log(`${k}=${v}`);

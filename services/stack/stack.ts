@@ -5,15 +5,18 @@ import { freePort, tailFile } from './process';
 
 /**
  * The local stack without Docker: a KRaft Kafka broker, Apicurio Registry (KafkaSQL storage) and
- * redis-server, each a detached daemon with its pid file and log under `<dataDir>/<component>/`.
- * A component whose connection variable is already set (KAFKA_BROKERS, SCHEMA_REGISTRY_URL,
- * REDIS_URL) is not provisioned: the given one is used.
+ * two redis-servers (`redis` for what exists nowhere else, `views-redis` for what Kafka can rebuild:
+ * see PERSISTENCE in components.ts), each a detached daemon with its pid file and log under
+ * `<dataDir>/<component>/`. A component whose connection variable is already set (KAFKA_BROKERS,
+ * SCHEMA_REGISTRY_URL, REDIS_URL, VIEWS_REDIS_URL) is not provisioned: the given one is used. A
+ * given REDIS_URL without VIEWS_REDIS_URL puts the views on that one Redis too.
  */
 
 export interface StackEnv {
   KAFKA_BROKERS: string;
   SCHEMA_REGISTRY_URL: string;
   REDIS_URL: string;
+  VIEWS_REDIS_URL: string;
 }
 
 export interface StackOptions {
@@ -25,23 +28,26 @@ export interface StackOptions {
   log?: (msg: string) => void;
 }
 
-export const DEV_PORTS: Ports = { kafka: 19092, kafkaController: 19093, registry: 18081, redis: 16379 };
+export const DEV_PORTS: Ports = { kafka: 19092, kafkaController: 19093, registry: 18081, redis: 16379, viewsRedis: 16380 };
 
-const READY_TIMEOUT_MS: Record<Component['name'], number> = { kafka: 60_000, registry: 120_000, redis: 15_000 };
+// The views' Redis loads its snapshot before it answers: ~1 min per 10 GB here.
+const READY_TIMEOUT_MS: Record<Component['name'], number> = { kafka: 60_000, registry: 120_000, redis: 15_000, 'views-redis': 300_000 };
 
 async function resolvePorts(opts: StackOptions): Promise<Ports> {
   const file = path.join(opts.dataDir, 'stack.json');
+  let ports: Partial<Ports> = {};
   try {
-    return JSON.parse(fs.readFileSync(file, 'utf8')).ports as Ports;
+    ports = JSON.parse(fs.readFileSync(file, 'utf8')).ports as Partial<Ports>;
   } catch {
     /* first start */
   }
-  const ports = opts.freePorts
-    ? { kafka: await freePort(), kafkaController: await freePort(), registry: await freePort(), redis: await freePort() }
-    : { ...DEV_PORTS };
+  // A data folder from before a component existed gets a port for it; the others keep theirs.
+  const missing = (Object.keys(DEV_PORTS) as (keyof Ports)[]).filter((k) => ports[k] === undefined);
+  if (missing.length === 0) return ports as Ports;
+  for (const k of missing) ports[k] = opts.freePorts ? await freePort() : DEV_PORTS[k];
   fs.mkdirSync(opts.dataDir, { recursive: true });
   fs.writeFileSync(file, JSON.stringify({ ports }, null, 2));
-  return ports;
+  return ports as Ports;
 }
 
 async function components(opts: StackOptions): Promise<{ list: Component[]; env: StackEnv }> {
@@ -55,12 +61,15 @@ async function components(opts: StackOptions): Promise<{ list: Component[]; env:
   if (!given.SCHEMA_REGISTRY_URL) list.push(registry);
   const redis = redisComponent(opts.dataDir, ports);
   if (!given.REDIS_URL) list.push(redis);
+  const viewsRedis = redisComponent(opts.dataDir, ports, 'views-redis');
+  if (!given.VIEWS_REDIS_URL && !given.REDIS_URL) list.push(viewsRedis);
   return {
     list,
     env: {
       KAFKA_BROKERS: brokers,
       SCHEMA_REGISTRY_URL: given.SCHEMA_REGISTRY_URL || registry.url,
       REDIS_URL: given.REDIS_URL || redis.url,
+      VIEWS_REDIS_URL: given.VIEWS_REDIS_URL || given.REDIS_URL || viewsRedis.url,
     },
   };
 }

@@ -7,7 +7,7 @@
  *
  *   npm run bench:api-cost -- [--session 2026-11-20] [--requests 4000] [--clients 8] [--profile DIR] [--only TEXT] [--cache]
  *
- * Reads the views in the Redis of REDIS_URL under MDQ_KEY_PREFIX (e.g. the prefix printed by
+ * Reads the views in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (e.g. the prefix printed by
  * `npm run bench:pipeline`, whose default session is 2026-11-20).
  */
 import { ChildProcess, spawn } from 'child_process';
@@ -52,12 +52,13 @@ function cpuSeconds(pid: number): number {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.viewsRedisUrl);
+  const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
   const v = await redis.get(pointerKey(config.keyPrefix, ORDER_FLOW_PRINTS_VIEW));
   if (v === null) throw new Error(`no order-flow view under prefix ${config.keyPrefix}`);
   const held = await orderFlowSessions(redis, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, Number(v));
   if (!held.includes(SESSION)) throw new Error(`session ${SESSION} is not in the view (it holds ${held.join(', ')})`);
-  const { key } = await new ApiKeyStore(redis, config.keyPrefix, SECRET).create({ workspace: 'bench', user: `cost-${Date.now()}`, label: 'api cost bench' });
+  const { key } = await new ApiKeyStore(keysRedis, config.keyPrefix, SECRET).create({ workspace: 'bench', user: `cost-${Date.now()}`, label: 'api cost bench' });
   const proc = (api = spawn(process.execPath, ['--import', 'tsx', ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : []), path.join(repoRoot, 'api/main.ts')], {
     // The response cache off unless asked for: the cost of computing an answer is what is measured.
     env: { ...process.env, PORT: String(PORT), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn', MDQ_API_CACHE_MB: CACHE ? process.env.MDQ_API_CACHE_MB ?? '' : '0' },
@@ -105,6 +106,7 @@ async function main(): Promise<void> {
   await new Promise((r) => proc.once('exit', r));
   await pool.close();
   redis.disconnect();
+  if (keysRedis !== redis) keysRedis.disconnect();
   const file = path.join(repoRoot, `test/bench/results/api-request-cost${CACHE ? '-cached' : ''}.json`);
   const responseCache = CACHE ? 'on: identical requests answered from it' : 'off';
   fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', responseCache, results: out }, null, 2)}\n`);

@@ -1,5 +1,6 @@
 /**
- * Order-flow pipeline benchmark, on the stack of KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL:
+ * Order-flow pipeline benchmark, on the stack of KAFKA_BROKERS / SCHEMA_REGISTRY_URL / VIEWS_REDIS_URL
+ * (REDIS_URL when unset):
  *
  *  1. loads one simulated session (option prints of the chosen symbols, their start-of-session
  *     open interest, the reference data) into fresh topics, transactionally like the ingest;
@@ -64,9 +65,9 @@ async function usedMemory(redis: ReturnType<typeof createRedis>): Promise<number
 
 /**
  * Where a phase's time went: cores used by the measured process, by Redis's main thread and by
- * Redis's forked children (an AOF rewrite copies the whole dataset, every other view included),
- * and the rewrites started. Redis adds a child's CPU when the child exits, so a rewrite started
- * in one phase may be counted in the next.
+ * Redis's forked children (an AOF rewrite or a snapshot copies the whole dataset, every other
+ * view included), and the rewrites and snapshots finished. Redis adds a child's CPU when the child
+ * exits, so a child started in one phase may be counted in the next.
  */
 async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<ReturnType<typeof redisCpu>>, seconds: number, processCpu: number | null) {
   const after = await redisCpu(redis);
@@ -76,6 +77,7 @@ async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<R
     redisMainCores: share(after.main - before.main),
     redisChildCores: share(after.children - before.children),
     aofRewrites: after.aofRewrites - before.aofRewrites,
+    snapshots: after.snapshots - before.snapshots,
   };
 }
 
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-bench');
   const admin = kafka.admin();
   await admin.connect();
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.viewsRedisUrl); // the views and the processor's state
   await provisionTopicsAndSchemas(config);
   const out: Record<string, unknown> = { measuredAt: new Date().toISOString(), profile: PROFILE, date: DATE, machine: '2 cores, 24 GiB, shared by Kafka, Redis and the measured process', keyPrefix: config.keyPrefix };
 

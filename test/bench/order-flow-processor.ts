@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   const lastOffsets = new Map((await admin.fetchTopicOffsets(sourceTopic)).map((p) => [p.partition, Number(p.high) - 1]));
   log('sourcePartitionsWithPrints', [...lastOffsets.values()].filter((o) => o >= 0).length);
 
-  const redis = new Redis(config.redisUrl);
+  const redis = new Redis(config.viewsRedisUrl); // the processor's state
   const byThreads: Record<string, Record<string, number>[]> = {};
   for (const threads of values.threads!.split(',').map((t) => t.trim())) {
     const runs: Record<string, number>[] = (byThreads[threads] = []);

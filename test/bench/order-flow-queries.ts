@@ -6,7 +6,7 @@
  *
  *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only]
  *
- * Expects the views already projected in the Redis of REDIS_URL under MDQ_KEY_PREFIX (by
+ * Expects the views already projected in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (by
  * `npm run bench:pipeline`, which prints the prefix), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
  * The API runs with its response cache as deployed, so every client after the first hits it (each
  * client repeats the same request); MDQ_API_CACHE_MB=0 measures every answer computed.
@@ -51,7 +51,9 @@ let turn = 0;
 const SECRET = 'order-flow-bench-secret';
 
 const config = loadConfig();
-const redis = createRedis(config.redisUrl);
+// The views' Redis (VIEWS_REDIS_URL, else REDIS_URL); the benchmark's API key goes to REDIS_URL.
+const redis = createRedis(config.viewsRedisUrl);
+const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
 
 interface Tape {
   name: 'consolidated' | 'unconsolidated';
@@ -179,7 +181,7 @@ async function load(fn: () => Promise<void>): Promise<Result> {
 // --- API -------------------------------------------------------------------------------------
 
 async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
-  const store = new ApiKeyStore(redis, config.keyPrefix, SECRET);
+  const store = new ApiKeyStore(keysRedis, config.keyPrefix, SECRET);
   const { key } = await store.create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'order-flow benchmark' });
   const procs = PORTS.map((port) =>
     spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'api/main.ts')], {
@@ -283,6 +285,7 @@ async function main(): Promise<void> {
   if (LOAD_ONLY) {
     await pool.end();
     redis.disconnect();
+    keysRedis.disconnect();
     return;
   }
   const { procs, key } = await startApi();
@@ -307,6 +310,7 @@ async function main(): Promise<void> {
     for (const hp of pools.values()) await hp.close();
     await pool.end();
     redis.disconnect();
+    keysRedis.disconnect();
   }
   const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);

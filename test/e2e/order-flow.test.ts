@@ -101,7 +101,7 @@ beforeAll(async () => {
 
   const env = configEnv(config);
   children = [spawnTs('projections/order-flow-processor/main.ts', [], env), spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env)];
-  const redis = createRedis(config.redisUrl);
+  const redis = createRedis(config.viewsRedisUrl);
   const derived = (spec: string) => topicName(topicFor(spec as never)!, config.topicPrefix);
   const oiTopic = topicName(topicFor('open-interest')!, config.topicPrefix);
   await waitFor(

@@ -11,11 +11,14 @@ import { testConfig, waitFor } from '../support/env';
 import { TEST_KEY_SECRET, startApi } from '../support/http';
 import { spawnApi } from '../support/raw-http';
 
-/** A private redis-server on a free port (stopped and started by the test), and how to start it. */
-async function privateRedis() {
+/**
+ * A private redis-server on a free port (stopped and started by the test), and how to start it:
+ * configured as the stack's `redis` (append-only file) or as its `views-redis` (snapshots only).
+ */
+async function privateRedis(kind: 'redis' | 'views-redis' = 'redis') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-redis-outage-'));
   const port = await freePort();
-  const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port });
+  const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port, viewsRedis: port }, kind);
   redis.prepare(() => {});
   const up = async () => {
     await redis.start();
@@ -32,7 +35,7 @@ async function privateRedis() {
 it('answers 503 while Redis is down and recovers when it returns', async () => {
   const { redis, up, dir } = await privateRedis();
   await up();
-  const api = await startApi({ ...testConfig('outage'), redisUrl: redis.url });
+  const api = await startApi({ ...testConfig('outage'), redisUrl: redis.url, viewsRedisUrl: redis.url });
   try {
     const path_ = '/v1/news/tool/news-articles';
     expect((await api.post(path_, {})).status).toBe(200);
@@ -65,7 +68,7 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
  */
 it('an API process started while Redis is down stays up, answers 503, and recovers by itself, twice', async () => {
   const { redis, up, dir } = await privateRedis();
-  const config = { ...testConfig('outage-proc'), redisUrl: redis.url };
+  const config = { ...testConfig('outage-proc'), redisUrl: redis.url, viewsRedisUrl: redis.url };
   // A key and a built view, persisted by Redis' append-only file across its restarts.
   await up();
   const client = createRedis(redis.url);
@@ -114,5 +117,61 @@ it('an API process started while Redis is down stays up, answers 503, and recove
     await api.stop();
     await redis.stop();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * The views on a Redis of their own (VIEWS_REDIS_URL) that goes away while the keys' Redis stays:
+ * an API process answers 503 problems (not 500s) and readiness says Redis is unreachable; once
+ * the views' Redis is back, with what its snapshot kept (it persists without an append-only file
+ * and saves when it is stopped), the API serves again by itself. The key and the quota, on the
+ * other Redis, are never touched.
+ */
+it('the views Redis alone going away gives 503s, and the API recovers when it returns', async () => {
+  const views = await privateRedis('views-redis');
+  const config = { ...testConfig('outage-views'), viewsRedisUrl: views.redis.url };
+  expect(config.redisUrl).not.toBe(views.redis.url);
+  await views.up();
+  const keys = createRedis(config.redisUrl);
+  const viewsClient = createRedis(views.redis.url);
+  await redisReady(keys);
+  await redisReady(viewsClient);
+  const { key } = await new ApiKeyStore(keys, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'outage-views-user', label: 'l' });
+  for (const view of new Set(ENDPOINTS.flatMap((e) => e.views))) await viewsClient.set(pointerKey(config.keyPrefix, view), '1');
+  viewsClient.disconnect();
+  // No response cache: an answer cached before the outage would be served during it (for its 1 s).
+  const api = await spawnApi(config, { MDQ_API_CACHE_MB: '0' });
+  const data = () =>
+    fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size":1}' });
+  try {
+    await waitFor('the API to serve', async () => (await data()).status === 200, 20_000, 200);
+    expect((await fetch(`${api.url}/readyz`)).status).toBe(200);
+
+    await views.redis.stop();
+    const down = await waitFor('a 503', async () => {
+      const r = await data();
+      return r.status === 200 ? null : r;
+    }, 5_000, 200);
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('2');
+    expect(await down.json()).toMatchObject({ status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
+    const ready = await waitFor('readyz to see the views Redis gone', async () => {
+      const r = await fetch(`${api.url}/readyz`);
+      const body = (await r.json()) as { checks?: { redis?: string } };
+      return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
+    }, 10_000, 200);
+    expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
+    // The keys' Redis was never down: the key is still there.
+    expect(await keys.keys(`${config.keyPrefix}:*`)).not.toHaveLength(0);
+
+    await views.up(); // the snapshot written at shutdown brings the view pointers back
+    await waitFor('the API to serve again', async () => (await data()).status === 200, 20_000, 200);
+    await waitFor('readyz 200', async () => (await fetch(`${api.url}/readyz`)).status === 200, 10_000, 200);
+    expect(api.alive()).toBe(true);
+  } finally {
+    keys.disconnect();
+    await api.stop();
+    await views.redis.stop();
+    fs.rmSync(views.dir, { recursive: true, force: true });
   }
 });

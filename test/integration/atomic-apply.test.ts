@@ -9,11 +9,11 @@ import { testConfig } from '../support/env';
  */
 
 const config = testConfig('atomic-apply');
-const redis = createRedis(config.redisUrl);
+const redis = createRedis(config.viewsRedisUrl);
 const k = (name: string) => `${config.keyPrefix}:${name}`;
 const OFFSETS = k('offsets');
 
-const other = createRedis(config.redisUrl);
+const other = createRedis(config.viewsRedisUrl);
 
 afterAll(async () => {
   const keys = await redis.keys(`${config.keyPrefix}:*`);

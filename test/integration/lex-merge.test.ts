@@ -10,7 +10,7 @@ import { rng } from '../support/order-flow-data';
  */
 
 const config = testConfig('lex-merge');
-const redis = createRedis(config.redisUrl);
+const redis = createRedis(config.viewsRedisUrl);
 
 const SOURCES = 60;
 const r = rng(11);

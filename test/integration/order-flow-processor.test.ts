@@ -110,7 +110,7 @@ async function openScenario(name: string): Promise<Scenario> {
   const source = await readComplete(kafka, topicName(printSpec, config.topicPrefix), EVENTS.prints.length);
   const admin = kafka.admin();
   await admin.connect();
-  const redis = new Redis(config.redisUrl);
+  const redis = new Redis(config.viewsRedisUrl);
   const env = { ...configEnv(config), LOG_LEVEL: 'info', MDQ_PROCESSOR_SESSION_TIMEOUT_MS: '6000' };
   return {
     config,

@@ -58,7 +58,7 @@ const consolidated = expectedConsolidatedRows(fixture);
 let redis: Redis;
 
 beforeAll(async () => {
-  redis = createRedis(config.redisUrl);
+  redis = createRedis(config.viewsRedisUrl);
   await projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
     { spec: PRINTS_SPEC, events: fixture.prints },
     { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },

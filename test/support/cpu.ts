@@ -18,7 +18,7 @@ export function processCpuSeconds(pid: number | undefined): number | null {
 }
 
 /** Redis's CPU seconds so far (main thread, all its threads, forked children) and AOF rewrites started. */
-export async function redisCpu(redis: Redis): Promise<{ main: number; all: number; children: number; aofRewrites: number }> {
+export async function redisCpu(redis: Redis): Promise<{ main: number; all: number; children: number; aofRewrites: number; snapshots: number }> {
   const info = await redis.info();
   const num = (field: string) => Number(new RegExp(`^${field}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
   return {
@@ -26,5 +26,6 @@ export async function redisCpu(redis: Redis): Promise<{ main: number; all: numbe
     all: num('used_cpu_sys') + num('used_cpu_user'),
     children: num('used_cpu_sys_children') + num('used_cpu_user_children'),
     aofRewrites: num('aof_rewrites'),
+    snapshots: num('rdb_saves'),
   };
 }

@@ -32,10 +32,13 @@ export interface StartApiOptions extends Partial<Pick<AppDeps, 'quota' | 'log' |
 export async function startApi(config: Config, opts: StartApiOptions = {}): Promise<TestApi> {
   const redis = createRedis(config.redisUrl, undefined, { failFast: true });
   await redisReady(redis);
+  const viewsRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.viewsRedisUrl, undefined, { failFast: true });
+  await redisReady(viewsRedis);
   const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
   const { key } = await store.create({ ...(opts.owner ?? { workspace: 'w1', user: 'u1' }), label: 'test' });
   const app = createApp({
     redis,
+    viewsRedis,
     keyPrefix: config.keyPrefix,
     keyStore: store,
     log: opts.log ?? createLogger('api-test', 'silent'),
@@ -65,6 +68,7 @@ export async function startApi(config: Config, opts: StartApiOptions = {}): Prom
     async close() {
       await new Promise((r) => server.close(r));
       redis.disconnect();
+      viewsRedis.disconnect();
     },
   };
 }

@@ -19,6 +19,7 @@ import type { NewsArticle } from '../../ingest/sources/news-simulator';
 
 export interface TestPipeline {
   config: Config;
+  /** the views' Redis (config.viewsRedisUrl) */
   redis: Redis;
   producer: EventProducer;
   newsTopic: string;
@@ -36,7 +37,8 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
   const log = createLogger('test', 'silent');
   const kafka = createKafka(config, 'mdq-test');
   const registry = createRegistry(config);
-  const redis = createRedis(config.redisUrl);
+  // The views' Redis: what the projectors write and the tests read back.
+  const redis = createRedis(config.viewsRedisUrl);
   const producer = new EventProducer(kafka, registry, config.topicPrefix);
   await producer.connect();
   // The log end with in-flight transactions counted: a wait right after a commit must not see a
@@ -119,6 +121,7 @@ export function configEnv(config: Config): NodeJS.ProcessEnv {
     KAFKA_BROKERS: config.kafkaBrokers.join(','),
     SCHEMA_REGISTRY_URL: config.schemaRegistryUrl,
     REDIS_URL: config.redisUrl,
+    VIEWS_REDIS_URL: config.viewsRedisUrl,
     MDQ_TOPIC_PREFIX: config.topicPrefix,
     MDQ_KEY_PREFIX: config.keyPrefix,
     LOG_LEVEL: 'warn',
