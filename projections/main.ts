@@ -5,7 +5,7 @@ import { processRegistry } from '../services/metrics/registry';
 import { serveMetrics } from '../services/metrics/serve';
 import { createRedis } from '../services/redis/client';
 import { PROJECTIONS, projectionByView } from './registry';
-import { DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
+import { DEFAULT_CHUNK_ROWS, DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
 import { ViewProjector } from './runtime/view-projector';
 
 /**
@@ -27,8 +27,9 @@ async function main(): Promise<void> {
   const redis = createRedis(config.viewsRedisUrl, log);
   if (process.env.METRICS_PORT) await serveMetrics(portVar('METRICS_PORT', 0), processRegistry(), log);
   const partitionsConcurrently = positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64);
+  const chunkSize = positiveIntVar('MDQ_PROJECTOR_CHUNK', DEFAULT_CHUNK_ROWS, process.env, 20_000);
   const projectors = projections.map(
-    (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log, partitionsConcurrently }),
+    (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log, partitionsConcurrently, chunkSize }),
   );
 
   let stopping = false;

@@ -16,6 +16,7 @@ export interface ViewProjectorDeps {
   topicPrefix: string;
   keyPrefix: string;
   log: Logger;
+  /** See RunnerOptions.chunkSize. */
   chunkSize?: number;
   /** See RunnerOptions.partitionsConcurrently. */
   partitionsConcurrently?: number;

@@ -55,7 +55,9 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
     newsTopic,
     newsSpec,
     newProjector(keyPrefix = config.keyPrefix, projection = newsProjection, projectorLog = log) {
-      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log: projectorLog });
+      // Small chunks, so that the tests' batches (far below the default's 3,000 messages) are split
+      // into several atomic applies, as a replay's are.
+      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log: projectorLog, chunkSize: 100 });
       projectors.push(p);
       return p;
     },
