@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   say(`reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector), :${processorMetricsPort}/metrics (order-flow processor)`);
   say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
   say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
-  say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and Redis.');
+  say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and both Redis servers.');
 
   const shutdown = () => {
     if (stopping) return;

@@ -27,6 +27,15 @@ async function privateRedis(kind: 'redis' | 'views-redis' = 'redis') {
   return { redis, up, dir };
 }
 
+/** Waits until the API's /readyz answers 503 with `redis: unreachable`, and returns its body. */
+function readyzUnreachable(apiUrl: string, what: string) {
+  return waitFor(what, async () => {
+    const r = await fetch(`${apiUrl}/readyz`);
+    const body = (await r.json()) as { checks?: { redis?: string } };
+    return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
+  }, 10_000, 200);
+}
+
 /**
  * Redis briefly gone: the API answers 503 problems with Retry-After instead of crashing or
  * hanging, and serves again by itself once Redis is back. Uses a private redis-server so the
@@ -87,11 +96,7 @@ it('an API process started while Redis is down stays up, answers 503, and recove
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('2');
     expect(await res.json()).toMatchObject({ type: '/docs/problems/service-unavailable', status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
-    const ready = await waitFor('readyz to see Redis gone', async () => {
-      const r = await fetch(`${api.url}/readyz`);
-      const body = (await r.json()) as { checks?: { redis?: string } };
-      return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
-    }, 10_000, 200);
+    const ready = await readyzUnreachable(api.url, 'readyz to see Redis gone');
     expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200); // alive: no restart wanted
     expect(api.alive()).toBe(true);
@@ -155,11 +160,7 @@ it('the views Redis alone going away gives 503s, and the API recovers when it re
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
     expect(await down.json()).toMatchObject({ status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
-    const ready = await waitFor('readyz to see the views Redis gone', async () => {
-      const r = await fetch(`${api.url}/readyz`);
-      const body = (await r.json()) as { checks?: { redis?: string } };
-      return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
-    }, 10_000, 200);
+    const ready = await readyzUnreachable(api.url, 'readyz to see the views Redis gone');
     expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
     // The keys' Redis was never down: the key is still there.
     expect(await keys.keys(`${config.keyPrefix}:*`)).not.toHaveLength(0);
