@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { ENDPOINTS } from '../../api/endpoints';
 import { NEWS_FIELDS } from '../../api/endpoints/news-articles';
 import { ApiKeyStore } from '../../services/auth/api-keys';
+import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
 import { TEST_KEY_SECRET } from '../support/http';
 import { FuzzRequest, hostileRequests } from '../support/hostile-bodies';
@@ -29,7 +30,13 @@ beforeAll(async () => {
   const projector = pipe.newProjector();
   await projector.start();
   await pipe.waitCaughtUp(1);
-  ({ key } = await new ApiKeyStore(pipe.redis, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'fuzzer', label: 'fuzz' }));
+  // API keys live in the keys' Redis (REDIS_URL), not beside the views (pipe.redis).
+  const keys = createRedis(config.redisUrl);
+  try {
+    ({ key } = await new ApiKeyStore(keys, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'fuzzer', label: 'fuzz' }));
+  } finally {
+    keys.disconnect();
+  }
   // The quota is not under test here: 10,000 requests would be a 42-minute run at 240 a minute.
   api = await spawnApi(config, { MDQ_RATE_LIMIT_PER_MINUTE: '1000000', MDQ_ANON_RATE_LIMIT_PER_MINUTE: '1000000' });
 });

@@ -19,7 +19,7 @@ import type { NewsArticle } from '../../ingest/sources/news-simulator';
 
 export interface TestPipeline {
   config: Config;
-  /** the views' Redis (config.viewsRedisUrl) */
+  /** the views' Redis (config.viewsRedisUrl); API keys and quotas are in config.redisUrl's, a separate server in the test stack */
   redis: Redis;
   producer: EventProducer;
   newsTopic: string;
