@@ -81,6 +81,30 @@ async function phaseCpu(redis: ReturnType<typeof createRedis>, before: Awaited<R
   };
 }
 
+/**
+ * The replay rate without the process's start (spawning it under tsx, the group join, the
+ * reference or open-interest read): from the first poll that saw progress to the end. Progress is
+ * in topic offsets, which count the transaction markers too, so the rate is the share of the
+ * topic's offsets left at that poll times the messages, over the time from that poll to the end.
+ */
+class ReplayRate {
+  private first: { offsets: number; at: number } | null = null;
+
+  constructor(private readonly startedAt: number) {}
+
+  /** `offsets`: offsets consumed so far, summed over the partitions, at `at` (ms). */
+  progress(offsets: number, at: number): void {
+    if (this.first === null && offsets > 0) this.first = { offsets, at };
+  }
+
+  result(messages: number, totalOffsets: number, end: number): { startSeconds: number | null; messagesPerSecond: number | null } {
+    const first = this.first;
+    if (first === null || end <= first.at || totalOffsets <= 0) return { startSeconds: null, messagesPerSecond: null };
+    const left = (messages * (totalOffsets - first.offsets)) / totalOffsets;
+    return { startSeconds: Math.round((first.at - this.startedAt) / 100) / 10, messagesPerSecond: Math.round(left / ((end - first.at) / 1000)) };
+  }
+}
+
 async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-bench');
   const admin = kafka.admin();
@@ -131,18 +155,22 @@ async function main(): Promise<void> {
   let work = await redisCpu(redis);
   let t = Date.now();
   const processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs);
+  const processorRate = new ReplayRate(t);
   for (;;) {
     if (processor.exitCode !== null) throw new Error(`processor exited:\n${processor.output().slice(-3000)}`);
     const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
+    processorRate.progress(partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0), Date.now());
     // A partition that received no print (few symbols) has no committed offset: it is done.
     const done = source.every((s) => Number(s.high) === 0 || Number(partitions.find((p) => p.partition === s.partition)?.offset ?? -1) >= Number(s.high));
     if (done) break;
     await sleep(250);
   }
-  const processorSeconds = (Date.now() - t) / 1000;
+  const processorEnd = Date.now();
+  const processorSeconds = (processorEnd - t) / 1000;
   const processorCpu = await phaseCpu(redis, work, processorSeconds, processCpuSeconds(processor.pid));
-  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, note: 'start-up (group join, reference load) included' };
-  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s; cores ${JSON.stringify(processorCpu)}`);
+  const processorReplay = processorRate.result(prints, source.reduce((n, s) => n + Number(s.high), 0), processorEnd);
+  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, replay: processorReplay, note: 'printsPerSecond includes the start-up (spawn, group join, reference load); replay.messagesPerSecond runs from the first committed offset seen (polled every 250 ms) to the end' };
+  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s (after ${processorReplay.startSeconds} s of start: ${processorReplay.messagesPerSecond}/s); cores ${JSON.stringify(processorCpu)}`);
   const mem1 = await usedMemory(redis);
 
   // 2b. Each projector alone, then memory per stored row.
@@ -155,19 +183,28 @@ async function main(): Promise<void> {
     work = await redisCpu(redis);
     t = Date.now();
     const projector = spawnTs('projections/main.ts', [view], env, profArgs);
+    const rate = new ReplayRate(t);
+    let derivedOffsets = 0;
     for (;;) {
       if (projector.exitCode !== null) throw new Error(`projector exited:\n${projector.output().slice(-3000)}`);
       const lag = await viewLag(admin, redis, [topic(derived), topic('open-interest')], config.keyPrefix, view, 1).catch(() => null);
+      if (lag) {
+        const own = lag.filter((l) => l.topic === topic(derived));
+        derivedOffsets = own.reduce((n, l) => n + l.latest + 1, 0);
+        rate.progress(own.reduce((n, l) => n + l.applied + 1, 0), Date.now());
+      }
       if (lag && caughtUp(lag)) break;
       await sleep(250);
     }
-    const seconds = (Date.now() - t) / 1000;
+    const end = Date.now();
+    const seconds = (end - t) / 1000;
+    const replay = rate.result(prints, derivedOffsets, end);
     const cpu = await phaseCpu(redis, work, seconds, processCpuSeconds(projector.pid));
     let rows = 0;
     for (let p = 0; p < 12; p++) rows += await redis.hlen(orderFlowKeys(new PartitionKeys(config.keyPrefix, view, 1, p)).rows(DATE));
     const after = await usedMemory(redis);
-    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), bytesPerRow: Math.round((after - mem) / rows), cpu };
-    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s; ${Math.round((after - mem) / rows)} B/row; cores ${JSON.stringify(cpu)}`);
+    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), replay, bytesPerRow: Math.round((after - mem) / rows), cpu };
+    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s (after ${replay.startSeconds} s of start: ${replay.messagesPerSecond}/s); ${Math.round((after - mem) / rows)} B/row; cores ${JSON.stringify(cpu)}`);
     mem = after;
     projector.kill('SIGTERM');
     await new Promise((r) => projector.once('exit', r));
