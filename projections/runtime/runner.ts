@@ -11,6 +11,7 @@ import { applyAtomically, readAppliedOffset, readAppliedOffsets, readConsumedOff
 import { PartitionLane } from './partition-lane';
 import type { Projection, SourceEvent } from './projection';
 import { caughtUp, type PartitionLag } from './versions';
+import { errorSummary } from '../../services/redis/errors';
 
 export interface RunnerOptions {
   kafka: Kafka;
@@ -153,7 +154,7 @@ export class ProjectionRunner {
       // Paused before the first fetch of this generation; leadFirst resumes them.
       const followers = this.followersOf(assignment);
       if (followers.length) this.consumer?.pause(followers);
-      void this.startFromView(assignment).catch((err) => this.o.log.error({ err }, 'could not start the assigned partitions from the view offsets'));
+      void this.startFromView(assignment).catch((err) => this.o.log.error({ err: errorSummary(err) }, 'could not start the assigned partitions from the view offsets'));
       if (followers.length) void this.leadFirst(join, followers);
     });
     // Transactional topics end each transaction with a marker that is never delivered as a
@@ -235,7 +236,7 @@ export class ProjectionRunner {
         await sleep(100);
       }
     } catch (err) {
-      log.warn({ err }, 'could not follow the lead topic; consuming the others now');
+      log.warn({ err: errorSummary(err) }, 'could not follow the lead topic; consuming the others now');
     } finally {
       await admin.disconnect().catch(() => {});
     }
@@ -313,7 +314,7 @@ export class ProjectionRunner {
         return;
       } catch (err) {
         const wait = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
-        this.o.log.error({ err, topic: batch.topic, partition: batch.partition, retryInMs: wait }, 'could not apply a batch; retrying');
+        this.o.log.error({ err: errorSummary(err), topic: batch.topic, partition: batch.partition, retryInMs: wait }, 'could not apply a batch; retrying');
         // The failed attempt's transaction may have run: take the view's offset again.
         this.applied.delete(`${batch.topic}/${batch.partition}`);
         await sleep(wait);

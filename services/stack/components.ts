@@ -5,6 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import Redis from 'ioredis';
 import { ensureApicurio, ensureKafkaJars } from './artifacts';
 import { DaemonSpec, runningPid, startDaemon, stopDaemon, waitUntil, portOpen } from './process';
+import { maxmemoryArgs } from './redis-memory';
 
 /** One provisioned piece of the local stack. */
 export interface Component {
@@ -206,7 +207,8 @@ const PERSISTENCE: Record<'redis' | 'views-redis', string[]> = {
   'views-redis': ['--appendonly', 'no', '--save', '900 1'],
 };
 
-export function redisComponent(dataDir: string, ports: Ports, name: 'redis' | 'views-redis' = 'redis'): Component {
+/** `maxmemory`: the views' Redis's ceiling (redis-memory.ts); the keys' Redis has none (it is small). */
+export function redisComponent(dataDir: string, ports: Ports, name: 'redis' | 'views-redis' = 'redis', maxmemory: string | null = null): Component {
   const dir = path.join(dataDir, name);
   const port = name === 'redis' ? ports.redis : ports.viewsRedis;
   const spec = () =>
@@ -218,6 +220,7 @@ export function redisComponent(dataDir: string, ports: Ports, name: 'redis' | 'v
       '--dir',
       dir,
       ...PERSISTENCE[name],
+      ...maxmemoryArgs(maxmemory),
       '--daemonize',
       'no',
       '--protected-mode',

@@ -1,6 +1,7 @@
 import fs from 'fs';
 import path from 'path';
 import { Component, Ports, kafkaComponent, redisComponent, registryComponent, waitUntil } from './components';
+import { viewsRedisMaxmemory } from './redis-memory';
 import { freePort, tailFile } from './process';
 
 /**
@@ -61,7 +62,7 @@ async function components(opts: StackOptions): Promise<{ list: Component[]; env:
   if (!given.SCHEMA_REGISTRY_URL) list.push(registry);
   const redis = redisComponent(opts.dataDir, ports);
   if (!given.REDIS_URL) list.push(redis);
-  const viewsRedis = redisComponent(opts.dataDir, ports, 'views-redis');
+  const viewsRedis = redisComponent(opts.dataDir, ports, 'views-redis', viewsRedisMaxmemory(process.env));
   if (!given.VIEWS_REDIS_URL && !given.REDIS_URL) list.push(viewsRedis);
   return {
     list,

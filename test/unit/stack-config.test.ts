@@ -2,6 +2,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 import { loadConfig } from '../../services/config';
+import { maxmemoryArgs, viewsRedisMaxmemory } from '../../services/stack/redis-memory';
 import { DEV_PORTS, stackStatus } from '../../services/stack/stack';
 
 /**
@@ -67,5 +68,27 @@ describe('the stack provisions a Redis only for what is not given', () => {
     expect(s.env.REDIS_URL).toBe('redis://127.0.0.1:26379');
     expect(s.env.VIEWS_REDIS_URL).toBe(`redis://127.0.0.1:${DEV_PORTS.viewsRedis}`);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'stack.json'), 'utf8')).ports).toEqual({ ...old, viewsRedis: DEV_PORTS.viewsRedis });
+  });
+});
+
+describe('the views Redis memory ceiling (MDQ_VIEWS_REDIS_MAXMEMORY)', () => {
+  const GiB = 2 ** 30;
+  it('defaults to 75 % of the machine, in MB', () => {
+    expect(viewsRedisMaxmemory({}, 24 * GiB)).toBe('18432mb');
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '' }, 8 * GiB)).toBe('6144mb');
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '  ' }, 8 * GiB)).toBe('6144mb');
+  });
+  it('takes bytes or Redis units, and 0 for no ceiling', () => {
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '18GB' }, GiB)).toBe('18gb');
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '512mb' }, GiB)).toBe('512mb');
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '100000' }, GiB)).toBe('100000');
+    expect(viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: '0' }, GiB)).toBeNull();
+  });
+  it.each(['18G', '-1', '1.5gb', 'lots', '18 tb'])('refuses %p with a message naming the variable', (v) => {
+    expect(() => viewsRedisMaxmemory({ MDQ_VIEWS_REDIS_MAXMEMORY: v }, GiB)).toThrow(/^MDQ_VIEWS_REDIS_MAXMEMORY must be 0, a number of bytes/);
+  });
+  it('becomes maxmemory with noeviction (an evicted index member would be a wrong answer), or nothing', () => {
+    expect(maxmemoryArgs('18gb')).toEqual(['--maxmemory', '18gb', '--maxmemory-policy', 'noeviction']);
+    expect(maxmemoryArgs(null)).toEqual([]);
   });
 });
