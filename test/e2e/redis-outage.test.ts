@@ -1,31 +1,11 @@
 import { ENDPOINTS } from '../../api/endpoints';
-import fs from 'fs';
-import os from 'os';
-import path from 'path';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { createRedis, redisReady } from '../../services/redis/client';
-import { redisComponent } from '../../services/stack/components';
-import { freePort, waitUntil } from '../../services/stack/process';
 import { pointerKey } from '../../services/views/keys';
 import { testConfig, waitFor } from '../support/env';
 import { TEST_KEY_SECRET, startApi } from '../support/http';
+import { privateRedis } from '../support/private-redis';
 import { spawnApi } from '../support/raw-http';
-
-/**
- * A private redis-server on a free port (stopped and started by the test), and how to start it:
- * configured as the stack's `redis` (append-only file) or as its `views-redis` (snapshots only).
- */
-async function privateRedis(kind: 'redis' | 'views-redis' = 'redis') {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-redis-outage-'));
-  const port = await freePort();
-  const redis = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port, viewsRedis: port }, kind);
-  redis.prepare(() => {});
-  const up = async () => {
-    await redis.start();
-    await waitUntil('redis', () => redis.ready(), { timeoutMs: 15_000 });
-  };
-  return { redis, up, dir };
-}
 
 /** Waits until the API's /readyz answers 503 with `redis: unreachable`, and returns its body. */
 function readyzUnreachable(apiUrl: string, what: string) {
@@ -42,7 +22,7 @@ function readyzUnreachable(apiUrl: string, what: string) {
  * shared test stack is not disturbed.
  */
 it('answers 503 while Redis is down and recovers when it returns', async () => {
-  const { redis, up, dir } = await privateRedis();
+  const { redis, up, remove } = await privateRedis();
   await up();
   const api = await startApi({ ...testConfig('outage'), redisUrl: redis.url, viewsRedisUrl: redis.url });
   try {
@@ -65,8 +45,7 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
     expect(status).toBe(200);
   } finally {
     await api.close();
-    await redis.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await remove();
   }
 });
 
@@ -76,7 +55,7 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
  * then survives a second outage. The quota's Redis store recovers with it.
  */
 it('an API process started while Redis is down stays up, answers 503, and recovers by itself, twice', async () => {
-  const { redis, up, dir } = await privateRedis();
+  const { redis, up, remove } = await privateRedis();
   const config = { ...testConfig('outage-proc'), redisUrl: redis.url, viewsRedisUrl: redis.url };
   // A key and a built view, persisted by Redis' append-only file across its restarts.
   await up();
@@ -120,8 +99,7 @@ it('an API process started while Redis is down stays up, answers 503, and recove
     expect(api.alive()).toBe(true);
   } finally {
     await api.stop();
-    await redis.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await remove();
   }
 });
 
@@ -172,7 +150,6 @@ it('the views Redis alone going away gives 503s, and the API recovers when it re
   } finally {
     keys.disconnect();
     await api.stop();
-    await views.redis.stop();
-    fs.rmSync(views.dir, { recursive: true, force: true });
+    await views.remove();
   }
 });

@@ -1,13 +1,9 @@
-import fs from 'fs';
-import os from 'os';
-import path from 'path';
 import { createRedis, redisReady } from '../../services/redis/client';
-import { redisComponent } from '../../services/stack/components';
-import { freePort, waitUntil } from '../../services/stack/process';
 import { pointerKey } from '../../services/views/keys';
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { captureLogs } from '../support/log-capture';
+import { privateRedis } from '../support/private-redis';
 import { TestPipeline, openPipeline, snapshotView, syntheticArticles } from '../support/pipeline';
 
 /**
@@ -20,20 +16,15 @@ import { TestPipeline, openPipeline, snapshotView, syntheticArticles } from '../
  */
 
 const CEILING = '256mb';
-let dir: string;
-let views: ReturnType<typeof redisComponent>;
+let views: Awaited<ReturnType<typeof privateRedis>>;
 let pipe: TestPipeline;
 let api: TestApi;
 const config = testConfig('views-full');
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-views-full-'));
-  const port = await freePort();
-  views = redisComponent(dir, { kafka: 0, kafkaController: 0, registry: 0, redis: port, viewsRedis: port }, 'views-redis', CEILING);
-  views.prepare(() => {});
-  await views.start();
-  await waitUntil('views redis', () => views.ready(), { timeoutMs: 15_000 });
-  config.viewsRedisUrl = views.url;
+  views = await privateRedis('views-redis', CEILING);
+  await views.up();
+  config.viewsRedisUrl = views.redis.url;
   pipe = await openPipeline(config);
   api = await startApi(config, { responseCacheBytes: 0 });
 });
@@ -41,8 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await pipe?.close();
-  await views?.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await views?.remove();
 });
 
 async function countArticles(): Promise<number> {
@@ -59,7 +49,7 @@ async function countArticles(): Promise<number> {
 }
 
 it('runs with the stack’s ceiling and policy', async () => {
-  const client = createRedis(views.url);
+  const client = createRedis(views.redis.url);
   try {
     await redisReady(client);
     expect(await client.config('GET', 'maxmemory')).toEqual(['maxmemory', String(256 * 2 ** 20)]);
@@ -70,7 +60,7 @@ it('runs with the stack’s ceiling and policy', async () => {
 });
 
 it('at the ceiling the projector waits and the API still answers; once memory is free the view catches up exactly once', async () => {
-  const admin = createRedis(views.url);
+  const admin = createRedis(views.redis.url);
   await redisReady(admin);
   const articles = syntheticArticles(300);
   const logs = captureLogs('error');
