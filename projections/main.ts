@@ -1,19 +1,27 @@
+import path from 'path';
 import { loadConfig, portVar, positiveIntVar } from '../services/config';
-import { createKafka, createRegistry } from '../services/kafka/clients';
 import { createLogger } from '../services/log';
 import { processRegistry } from '../services/metrics/registry';
 import { serveMetrics } from '../services/metrics/serve';
-import { createRedis } from '../services/redis/client';
+import { startThreads } from '../services/threads/pool';
+import { PROJECTOR_YOUNG_GENERATION_MB } from '../services/node-args';
+import { createProjectors, type ProjectorSettings } from './projectors';
 import { PROJECTIONS, projectionByView } from './registry';
 import { DEFAULT_CHUNK_ROWS, DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
-import { ViewProjector } from './runtime/view-projector';
+import type { ProjectorThreadTask } from './thread';
 
 /**
  * `npm run projector`               run every view family (or those named: `-- news`)
  * `npm run projector -- rebuild V`  replay view V into a new version, flip, then keep projecting
  *
- * With METRICS_PORT set, Prometheus metrics (applied offsets and lag per view, version, topic and
- * partition, plus process metrics) are served at GET /metrics on that port.
+ *   MDQ_PROJECTOR_THREADS      projecting threads (default 1): each projects the named views as a
+ *                              member of their consumer groups (thread.ts), so one process can
+ *                              use several cores; a rebuild always runs in one thread
+ *   MDQ_PROJECTOR_CHUNK        messages per atomic apply (default DEFAULT_CHUNK_ROWS)
+ *   MDQ_PROJECTOR_CONCURRENCY  batches handed to the partition lanes at once
+ *   METRICS_PORT               serve Prometheus /metrics on this port (all threads summed):
+ *                              applied offsets and lag per view, version, topic and partition,
+ *                              plus process metrics
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,35 +30,53 @@ async function main(): Promise<void> {
   const rebuild = args[0] === 'rebuild';
   const names = rebuild ? args.slice(1) : args;
   const projections = names.length ? names.map((n) => projectionByView(n) ?? fail(`unknown view '${n}'`)) : [...PROJECTIONS];
-  const kafka = createKafka(config, 'mdq-projector', log);
-  const registry = createRegistry(config);
-  const redis = createRedis(config.viewsRedisUrl, log);
-  if (process.env.METRICS_PORT) await serveMetrics(portVar('METRICS_PORT', 0), processRegistry(), log);
-  const partitionsConcurrently = positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64);
-  const chunkSize = positiveIntVar('MDQ_PROJECTOR_CHUNK', DEFAULT_CHUNK_ROWS, process.env, 20_000);
-  const projectors = projections.map(
-    (projection) => new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix: config.keyPrefix, log, partitionsConcurrently, chunkSize }),
-  );
+  const settings: ProjectorSettings = {
+    partitionsConcurrently: positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64),
+    chunkSize: positiveIntVar('MDQ_PROJECTOR_CHUNK', DEFAULT_CHUNK_ROWS, process.env, 20_000),
+  };
+  const threads = positiveIntVar('MDQ_PROJECTOR_THREADS', 1, process.env, 16);
+  const metricsPort = process.env.METRICS_PORT ? portVar('METRICS_PORT', 0) : null;
 
+  if (threads > 1 && !rebuild) {
+    const pool = startThreads<ProjectorThreadTask>({
+      entry: path.join(__dirname, 'thread.ts'),
+      count: threads,
+      task: (thread) => ({ ...settings, config, thread, views: projections.map((p) => p.view) }),
+      log,
+      // The young generation the single-threaded process gets from its node flags (node-args.ts).
+      resourceLimits: { maxYoungGenerationSizeMb: PROJECTOR_YOUNG_GENERATION_MB },
+    });
+    if (metricsPort !== null) await serveMetrics(metricsPort, pool.metrics, log);
+    log.info({ threads, views: projections.map((p) => p.view) }, 'projecting threads started');
+    const stop = (signal: string) => {
+      log.info({ signal }, 'stopping: finishing the current batch, committing, leaving the group');
+      pool.stop();
+    };
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGINT', () => stop('SIGINT'));
+    return;
+  }
+
+  if (metricsPort !== null) await serveMetrics(metricsPort, processRegistry(), log);
+  const set = createProjectors(config, projections, settings, log);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping: finishing the current batch, committing, leaving the group');
-    await Promise.all(projectors.map((p) => p.stop()));
-    await redis.quit().catch(() => {});
+    await set.stop();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (rebuild) {
-    for (const p of projectors) {
+    for (const p of set.projectors) {
       const { from, to } = await p.rebuild();
       log.info({ from, to }, 'rebuild complete');
     }
   } else {
-    for (const p of projectors) await p.start();
+    for (const p of set.projectors) await p.start();
   }
 }
 

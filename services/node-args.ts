@@ -22,6 +22,11 @@ import { repoRoot } from './stack/paths';
  * 180-330 MiB of RSS.
  */
 export const PROJECTOR_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=128'];
+/**
+ * The same for each thread of a projector started with MDQ_PROJECTOR_THREADS > 1 (worker threads
+ * take their heap limits from resourceLimits): the young generation is three semi-spaces.
+ */
+export const PROJECTOR_YOUNG_GENERATION_MB = 3 * 128;
 
 /** By entry point, relative to the repository root. */
 const FLAGS_BY_SCRIPT = new Map<string, readonly string[]>([['projections/main.ts', PROJECTOR_NODE_FLAGS]]);

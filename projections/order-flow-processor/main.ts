@@ -1,11 +1,10 @@
-import http from 'http';
 import path from 'path';
-import { Worker } from 'worker_threads';
-import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
 import { loadConfig, numberVar, portVar, positiveIntVar } from '../../services/config';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { createLogger } from '../../services/log';
-import type { FromThread, ThreadTask, ToThread } from './worker';
+import { serveMetrics } from '../../services/metrics/serve';
+import { startThreads } from '../../services/threads/pool';
+import type { ThreadTask } from './worker';
 
 /**
  * `npm run processor`: the order-flow processor (market.option-prints -> derived.order-flow.*).
@@ -44,85 +43,21 @@ async function main(): Promise<void> {
   };
   log.info({ threads, rate: base.rate, chunkSize: base.chunkSize }, 'starting');
 
-  const entry = path.join(__dirname, 'worker.ts');
-  const workers: Worker[] = [];
-  let stopping = false;
-  let nextId = 0;
-  const pending = new Map<number, (metrics: unknown[]) => void>();
-  for (let thread = 0; thread < threads; thread++) {
-    const task: ThreadTask = { ...base, thread };
-    // Loader hooks are per thread: the thread registers tsx itself before loading the TypeScript.
+  const pool = startThreads<ThreadTask>({
+    entry: path.join(__dirname, 'worker.ts'),
+    count: threads,
+    task: (thread) => ({ ...base, thread }),
+    log,
     // A larger young generation: processing allocates fast and short-lived (decoding, events,
     // encoding), and fewer, larger scavenges cost less (measured; README).
-    const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: task, resourceLimits: { maxYoungGenerationSizeMb: 96 } });
-    w.on('message', (m: FromThread) => {
-      if (m.kind === 'metrics') pending.get(m.id)?.(m.metrics);
-      else if (m.kind === 'failed') {
-        log.error({ thread, err: m.message }, 'processing thread failed');
-        process.exit(1);
-      }
-    });
-    w.on('error', (err) => {
-      log.error({ thread, err: err.message }, 'processing thread crashed');
-      process.exit(1);
-    });
-    w.on('exit', (code) => {
-      if (!stopping || code !== 0) {
-        log.error({ thread, code }, 'processing thread exited');
-        process.exit(1);
-      }
-    });
-    workers.push(w);
-  }
-
-  if (env.METRICS_PORT) {
-    const port = portVar('METRICS_PORT', 0, env);
-    const own = new Registry();
-    collectDefaultMetrics({ register: own });
-    // Each thread has its own registry: ask every thread, sum the series (a partition is
-    // reported only by the thread that holds it).
-    const ask = (w: Worker) =>
-      new Promise<unknown[]>((resolve) => {
-        const id = nextId++;
-        const timer = setTimeout(() => (pending.delete(id), resolve([])), 2_000);
-        pending.set(id, (metrics) => (clearTimeout(timer), pending.delete(id), resolve(metrics)));
-        w.postMessage({ kind: 'metrics', id } satisfies ToThread);
-      });
-    const server = http.createServer((req, res) => {
-      if ((req.url ?? '').split('?')[0] !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found; metrics are at GET /metrics\n');
-        return;
-      }
-      Promise.all([own.getMetricsAsJSON(), ...workers.map(ask)])
-        .then((all) => AggregatorRegistry.aggregate(all as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics())
-        .then(
-          (text) => res.writeHead(200, { 'Content-Type': own.contentType }).end(req.method === 'HEAD' ? undefined : text),
-          (err) => {
-            log.error({ err: (err as Error).message }, 'metrics collection failed');
-            res.writeHead(500, { 'Content-Type': 'text/plain' }).end('metrics collection failed\n');
-          },
-        );
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, () => resolve());
-    });
-    server.unref();
-    log.info({ port }, 'metrics on /metrics');
-  }
+    resourceLimits: { maxYoungGenerationSizeMb: 96 },
+  });
+  // Each thread has its own registry: the pool sums them.
+  if (env.METRICS_PORT) (await serveMetrics(portVar('METRICS_PORT', 0, env), pool.metrics, log)).unref();
 
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     log.info({ signal }, 'stopping: finishing the current chunks, committing, leaving the group');
-    let left = workers.length;
-    for (const w of workers) {
-      w.on('message', (m: FromThread) => {
-        if (m.kind !== 'stopped') return;
-        if (--left === 0) process.exit(0);
-      });
-      w.postMessage({ kind: 'stop' } satisfies ToThread);
-    }
+    pool.stop();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,9 +1,8 @@
-import { parentPort, workerData } from 'worker_threads';
-import { register } from 'prom-client';
-import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { createLogger } from '../../services/log';
 import { createRedis } from '../../services/redis/client';
+import { runAsThread } from '../../services/threads/pool';
+import type { Config } from '../../services/config';
 import { OrderFlowProcessor } from './processor';
 
 /**
@@ -24,13 +23,7 @@ export interface ThreadTask {
   crashAfterCommits?: number;
 }
 
-/** Parent -> thread: stop gracefully, or send the thread's metrics. */
-export type ToThread = { kind: 'stop' } | { kind: 'metrics'; id: number };
-/** Thread -> parent. */
-export type FromThread = { kind: 'stopped' } | { kind: 'metrics'; id: number; metrics: unknown[] } | { kind: 'failed'; message: string };
-
-async function run(task: ThreadTask): Promise<void> {
-  const post = (m: FromThread) => parentPort!.postMessage(m);
+runAsThread<ThreadTask>(async (task) => {
   const log = createLogger('order-flow-processor', task.config.logLevel).child({ thread: task.thread });
   const kafka = createKafka(task.config, `mdq-order-flow-processor-${task.thread}`, log);
   const redis = createRedis(task.config.viewsRedisUrl, log);
@@ -49,20 +42,11 @@ async function run(task: ThreadTask): Promise<void> {
     sessionTimeoutMs: task.sessionTimeoutMs,
     crashAfterCommits: task.crashAfterCommits,
   });
-  let stopping = false;
-  parentPort!.on('message', (m: ToThread) => {
-    if (m.kind === 'metrics') {
-      void register.getMetricsAsJSON().then((metrics) => post({ kind: 'metrics', id: m.id, metrics }));
-    } else if (m.kind === 'stop' && !stopping) {
-      stopping = true;
-      void processor
-        .stop()
-        .catch((err) => log.error({ err: (err as Error).message }, 'stop failed'))
-        .then(() => redis.quit().catch(() => {}))
-        .then(() => post({ kind: 'stopped' }));
-    }
-  });
   await processor.start();
-}
-
-run(workerData as ThreadTask).catch((err: unknown) => parentPort!.postMessage({ kind: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) } satisfies FromThread));
+  return {
+    async stop() {
+      await processor.stop().catch((err) => log.error({ err: (err as Error).message }, 'stop failed'));
+      await redis.quit().catch(() => {});
+    },
+  };
+});

@@ -284,7 +284,7 @@ describe('a projector stopped gracefully mid-stream', () => {
 });
 
 describe('a projector killed with SIGKILL mid-stream', () => {
-  it('resumes and ends equal, key for key, to a clean build', async () => {
+  it('resumes (in two threads) and ends equal, key for key, to a clean build', async () => {
     const cfg = testConfig('kill');
     const p = await openPipeline(cfg);
     try {
@@ -301,11 +301,13 @@ describe('a projector killed with SIGKILL mid-stream', () => {
       const atKill = await appliedSum();
       expect(atKill).toBeLessThan(articles.length);
 
-      const second = spawnTs('projections/main.ts', [], env);
+      // Resumed by a process of two projecting threads: two members of the view's group.
+      const second = spawnTs('projections/main.ts', [], { ...env, MDQ_PROJECTOR_THREADS: '2', LOG_LEVEL: 'info' });
       await p.waitCaughtUp(1, cfg.keyPrefix, 120_000);
       second.kill('SIGTERM');
       const code = await new Promise((r) => second.once('exit', r));
-      expect(code).toBe(0); // graceful stop on SIGTERM
+      expect(code).toBe(0); // graceful stop on SIGTERM, every thread stopped
+      for (const thread of [0, 1]) expect(second.output()).toMatch(new RegExp(`"thread":${thread}[^\n]*"msg":"projecting"`));
 
 
       const recovered = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
