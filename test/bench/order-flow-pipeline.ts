@@ -14,6 +14,14 @@
  *
  * `--cpu-prof DIR` writes a V8 CPU profile of the processor and of each replaying projector into DIR.
  *
+ * Projector-only runs, to compare projector changes on the same data within one hour:
+ *
+ *   npm run bench:pipeline -- --reuse STAMP [--views order-flow-consolidated] [--cpu-prof DIR]
+ *
+ * replays the topics of an earlier run (its key prefix `bench-STAMP`, printed at its end) into
+ * views under a new key prefix, skipping the load, the processor and the live phase; results go
+ * to order-flow-pipeline-reuse.json. Drop those views after (`--drop` does it at the end).
+ *
  * The views stay in Redis under the printed key prefix for `npm run bench:queries`.
  * Results: test/bench/results/order-flow-pipeline.json.
  */
@@ -23,7 +31,7 @@ import { ChunkWriter } from '../../ingest/produce/chunk-writer';
 import { marketFor } from '../../ingest/produce/session-producer';
 import type { SimEvent } from '../../ingest/simulator/events';
 import { processorGroupId } from '../../projections/order-flow-processor/processor';
-import { caughtUp, viewLag } from '../../projections/runtime/versions';
+import { caughtUp, dropVersion, viewLag } from '../../projections/runtime/versions';
 import { topicFor, topicName } from '../../schemas/catalog';
 import { loadConfig } from '../../services/config';
 import { sessionDateOf } from '../../services/domain/calendar';
@@ -54,7 +62,13 @@ const BACKGROUND = Number(flag('background', '2000'));
 const CPU_PROF = flag('cpu-prof', '');
 const profArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [];
 const stamp = Date.now().toString(36);
-const config = { ...loadConfig(), topicPrefix: `bench-${stamp}.`, keyPrefix: `bench-${stamp}`, logLevel: 'warn' };
+/** The run whose topics are replayed again (--reuse), or this run. */
+const REUSE = flag('reuse', '');
+const VIEWS = flag('views', `${ORDER_FLOW_PRINTS_VIEW},${ORDER_FLOW_CONSOLIDATED_VIEW}`).split(',');
+const DROP = args.includes('--drop');
+const config = { ...loadConfig(), topicPrefix: `bench-${REUSE || stamp}.`, keyPrefix: `bench-${stamp}`, logLevel: 'warn' };
+/** Where a run records its prints count, for the runs that reuse its topics. */
+const printsKey = (s: string) => `bench-${s}:bench-prints`;
 const spec = (t: string) => topicFor(t as never)!;
 const topic = (t: string) => topicName(spec(t), config.topicPrefix);
 
@@ -105,6 +119,21 @@ class ReplayRate {
   }
 }
 
+/**
+ * Waits until Redis is idle: after a view is dropped or flushed Redis (with its jemalloc) spends
+ * minutes of CPU handing the memory back (measured 2026-11-25: 119 % of a core for ~3 minutes
+ * after a 13 GB flush), which halved the rate of a projector replay started meanwhile.
+ */
+async function settle(redis: ReturnType<typeof createRedis>): Promise<void> {
+  for (let waited = 0; ; waited++) {
+    const a = await redisCpu(redis);
+    await sleep(1_000);
+    const b = await redisCpu(redis);
+    if (b.all - a.all < 0.05) return;
+    if (waited === 0) console.log('[settle] waiting for Redis to be idle');
+  }
+}
+
 async function main(): Promise<void> {
   const kafka = createKafka(config, 'mdq-bench');
   const admin = kafka.admin();
@@ -122,57 +151,67 @@ async function main(): Promise<void> {
       .slice(0, SYMBOLS)
       .map((i) => i.symbol),
   );
-  const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, `bench-${stamp}`);
-  await writer.connect();
-  await writer.commit(
-    universe.map((i) => ({ type: 'instrument', time: 0, data: { ...i } as Record<string, unknown> })),
-    [],
-  );
-  const daily = market.session(DATE, 'daily', chosen);
-  for (let k = 0; k < daily.chunks; k++) await writer.commit(daily.chunk(k).filter((e) => e.type === 'open-interest'), []);
-  const tick = market.session(DATE, 'tick', chosen);
-  let prints = 0;
-  let batch: SimEvent[] = [];
-  const t0 = Date.now();
-  for (let k = 0; k < tick.chunks; k++) {
-    for (const e of tick.chunk(k)) if (e.type === 'option-print') batch.push(e);
-    if (batch.length >= 20_000 || k === tick.chunks - 1) {
-      await writer.commit(batch, []);
-      prints += batch.length;
-      batch = [];
-      process.stdout.write(`\r[load] ${prints} prints`);
-    }
-  }
-  await writer.disconnect();
-  console.log(`\n[load] ${prints} option prints of ${chosen.size} symbols in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  out.symbols = chosen.size;
-  out.prints = prints;
-
-  // 2a. The processor alone.
   const env = { ...configEnv(config), LOG_LEVEL: 'warn' };
-  const source = await admin.fetchTopicOffsets(topic('option-print'));
-  const mem0 = await usedMemory(redis);
-  let work = await redisCpu(redis);
-  let t = Date.now();
-  const processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs);
-  const processorRate = new ReplayRate(t);
-  for (;;) {
-    if (processor.exitCode !== null) throw new Error(`processor exited:\n${processor.output().slice(-3000)}`);
-    const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
-    processorRate.progress(partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0), Date.now());
-    // A partition that received no print (few symbols) has no committed offset: it is done.
-    const done = source.every((s) => Number(s.high) === 0 || Number(partitions.find((p) => p.partition === s.partition)?.offset ?? -1) >= Number(s.high));
-    if (done) break;
-    await sleep(250);
-  }
-  const processorEnd = Date.now();
-  const processorSeconds = (processorEnd - t) / 1000;
-  const processorCpu = await phaseCpu(redis, work, processorSeconds, processCpuSeconds(processor.pid));
-  const processorReplay = processorRate.result(prints, source.reduce((n, s) => n + Number(s.high), 0), processorEnd);
-  out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, replay: processorReplay, note: 'printsPerSecond includes the start-up (spawn, group join, reference load); replay.messagesPerSecond runs from the first committed offset seen (polled every 250 ms) to the end' };
-  console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s (after ${processorReplay.startSeconds} s of start: ${processorReplay.messagesPerSecond}/s); cores ${JSON.stringify(processorCpu)}`);
-  const mem1 = await usedMemory(redis);
+  let prints: number;
+  let processor: ReturnType<typeof spawnTs> | null = null;
+  let mem1 = await usedMemory(redis);
+  if (REUSE) {
+    prints = Number(flag('prints', '') || (await redis.get(printsKey(REUSE))));
+    if (!prints) throw new Error(`no prints count recorded for bench-${REUSE}: pass --prints N`);
+    out.reuse = { topicPrefix: config.topicPrefix, prints };
+  } else {
+    const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, `bench-${stamp}`);
+    await writer.connect();
+    await writer.commit(
+      universe.map((i) => ({ type: 'instrument', time: 0, data: { ...i } as Record<string, unknown> })),
+      [],
+    );
+    const daily = market.session(DATE, 'daily', chosen);
+    for (let k = 0; k < daily.chunks; k++) await writer.commit(daily.chunk(k).filter((e) => e.type === 'open-interest'), []);
+    const tick = market.session(DATE, 'tick', chosen);
+    prints = 0;
+    let batch: SimEvent[] = [];
+    const t0 = Date.now();
+    for (let k = 0; k < tick.chunks; k++) {
+      for (const e of tick.chunk(k)) if (e.type === 'option-print') batch.push(e);
+      if (batch.length >= 20_000 || k === tick.chunks - 1) {
+        await writer.commit(batch, []);
+        prints += batch.length;
+        batch = [];
+        process.stdout.write(`\r[load] ${prints} prints`);
+      }
+    }
+    await writer.disconnect();
+    console.log(`\n[load] ${prints} option prints of ${chosen.size} symbols in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    out.symbols = chosen.size;
+    out.prints = prints;
+    await redis.set(printsKey(stamp), String(prints));
 
+    // 2a. The processor alone.
+    const source = await admin.fetchTopicOffsets(topic('option-print'));
+    const mem0 = await usedMemory(redis);
+    let work = await redisCpu(redis);
+    let t = Date.now();
+    const proc = (processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs));
+    const processorRate = new ReplayRate(t);
+    for (;;) {
+      if (proc.exitCode !== null) throw new Error(`processor exited:\n${proc.output().slice(-3000)}`);
+      const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
+      processorRate.progress(partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0), Date.now());
+      // A partition that received no print (few symbols) has no committed offset: it is done.
+      const done = source.every((s) => Number(s.high) === 0 || Number(partitions.find((p) => p.partition === s.partition)?.offset ?? -1) >= Number(s.high));
+      if (done) break;
+      await sleep(250);
+    }
+    const processorEnd = Date.now();
+    const processorSeconds = (processorEnd - t) / 1000;
+    const processorCpu = await phaseCpu(redis, work, processorSeconds, processCpuSeconds(proc.pid));
+    const processorReplay = processorRate.result(prints, source.reduce((n, s) => n + Number(s.high), 0), processorEnd);
+    out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, replay: processorReplay, note: 'printsPerSecond includes the start-up (spawn, group join, reference load); replay.messagesPerSecond runs from the first committed offset seen (polled every 250 ms) to the end' };
+    console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s (after ${processorReplay.startSeconds} s of start: ${processorReplay.messagesPerSecond}/s); cores ${JSON.stringify(processorCpu)}`);
+    mem1 = await usedMemory(redis);
+    out.processorStateBytes = mem1 - mem0;
+  }
   // 2b. Each projector alone, then memory per stored row.
   const projected: Record<string, unknown> = {};
   let mem = mem1;
@@ -180,8 +219,10 @@ async function main(): Promise<void> {
     [ORDER_FLOW_PRINTS_VIEW, 'enriched-print'],
     [ORDER_FLOW_CONSOLIDATED_VIEW, 'consolidated-trade'],
   ] as const) {
-    work = await redisCpu(redis);
-    t = Date.now();
+    if (!VIEWS.includes(view)) continue;
+    await settle(redis);
+    const work = await redisCpu(redis);
+    const t = Date.now();
     const projector = spawnTs('projections/main.ts', [view], env, profArgs);
     const rate = new ReplayRate(t);
     let derivedOffsets = 0;
@@ -210,7 +251,10 @@ async function main(): Promise<void> {
     await new Promise((r) => projector.once('exit', r));
   }
   out.projectors = projected;
-  out.processorStateBytes = mem1 - mem0;
+  if (REUSE) {
+    await finish(path.join(repoRoot, 'test/bench/results/order-flow-pipeline-reuse.json'), out, admin, redis);
+    return;
+  }
 
   // 3. Live freshness: both views projected by one projector process, the processor running.
   const live = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env);
@@ -283,12 +327,18 @@ async function main(): Promise<void> {
 
   await producer.disconnect();
   live.kill('SIGTERM');
-  processor.kill('SIGTERM');
+  processor?.kill('SIGTERM');
+  await finish(path.join(repoRoot, 'test/bench/results/order-flow-pipeline.json'), out, admin, redis);
+}
+
+async function finish(file: string, out: Record<string, unknown>, admin: ReturnType<ReturnType<typeof createKafka>['admin']>, redis: ReturnType<typeof createRedis>): Promise<void> {
+  if (DROP) {
+    for (const view of VIEWS) out[`dropped:${view}`] = await dropVersion(redis, config.keyPrefix, view, 1);
+  }
   await admin.disconnect();
   redis.disconnect();
-  const file = path.join(repoRoot, 'test/bench/results/order-flow-pipeline.json');
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  console.log(`results written to ${path.relative(process.cwd(), file)}; views kept under MDQ_KEY_PREFIX=${config.keyPrefix}`);
+  console.log(`results written to ${path.relative(process.cwd(), file)}; ${DROP ? 'views dropped' : `views kept under MDQ_KEY_PREFIX=${config.keyPrefix}`}; topics: ${config.topicPrefix}`);
   process.exit(0);
 }
 
