@@ -87,10 +87,7 @@ export class RespBatch {
       const a = args[i];
       if (typeof a === 'string') p = writeString(buf, p, a);
       else {
-        buf[p++] = 0x24; // '$'
-        p = writeDigits(buf, p, a.length);
-        buf[p++] = CRLF0;
-        buf[p++] = CRLF1;
+        p = writeBulkHeader(buf, p, a.length);
         p += a.copy(buf, p);
       }
       buf[p++] = CRLF0;
@@ -122,13 +119,9 @@ function writeDigits(buf: Buffer, p: number, v: number): number {
  * a byte length equal to the string's length. A string with a non-ASCII unit is then written
  * again by Buffer#write behind a header of its real byte length.
  */
-function writeString(buf: Buffer, p: number, s: string): number {
+function writeString(buf: Buffer, header: number, s: string): number {
   const len = s.length;
-  const header = p;
-  buf[p++] = 0x24; // '$'
-  p = writeDigits(buf, p, len);
-  buf[p++] = CRLF0;
-  buf[p++] = CRLF1;
+  const p = writeBulkHeader(buf, header, len);
   for (let i = 0; i < len; i++) {
     const c = s.charCodeAt(i);
     if (c > 0x7f) return writeUtf8(buf, header, s);
@@ -137,11 +130,17 @@ function writeString(buf: Buffer, p: number, s: string): number {
   return p + len;
 }
 
-function writeUtf8(buf: Buffer, p: number, s: string): number {
+function writeUtf8(buf: Buffer, header: number, s: string): number {
   const bytes = Buffer.byteLength(s, 'utf8');
-  buf[p++] = 0x24;
-  p = writeDigits(buf, p, bytes);
+  const p = writeBulkHeader(buf, header, bytes);
+  return p + buf.write(s, p, bytes, 'utf8');
+}
+
+/** `$len\r\n` at p; returns the position after it. */
+function writeBulkHeader(buf: Buffer, p: number, len: number): number {
+  buf[p++] = 0x24; // '$'
+  p = writeDigits(buf, p, len);
   buf[p++] = CRLF0;
   buf[p++] = CRLF1;
-  return p + buf.write(s, p, bytes, 'utf8');
+  return p;
 }
