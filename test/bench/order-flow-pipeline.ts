@@ -221,6 +221,8 @@ async function main(): Promise<void> {
   ] as const) {
     if (!VIEWS.includes(view)) continue;
     await settle(redis);
+    // Taken again after settling: a view dropped before this run is freed only now.
+    mem = await usedMemory(redis);
     const work = await redisCpu(redis);
     const t = Date.now();
     const projector = spawnTs('projections/main.ts', [view], env, profArgs);
