@@ -151,6 +151,7 @@ export class ProjectionRunner {
       for (const lane of this.lanes.values()) lane.reset();
       const join = ++this.joins;
       const assignment = e.payload.memberAssignment;
+      this.metrics.keepOnly(this.o.projection.view, this.o.version, assignment);
       // Paused before the first fetch of this generation; leadFirst resumes them.
       const followers = this.followersOf(assignment);
       if (followers.length) this.consumer?.pause(followers);

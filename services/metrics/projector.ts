@@ -38,6 +38,24 @@ export class ProjectorMetrics {
     set.add(JSON.stringify(labels));
   }
 
+  /**
+   * Keeps only the series of the partitions now assigned to this runner (a group join): a
+   * partition handed to another member is reported by that member from now on. Without this, a
+   * process whose threads' metrics are summed (MDQ_PROJECTOR_THREADS) added the stale applied
+   * offset of the thread that lost a partition to that of the thread that took it.
+   */
+  keepOnly(view: string, version: number, assignment: Readonly<Record<string, readonly number[]>>): void {
+    const set = this.seen.get(`${view}/${version}`);
+    if (!set) return;
+    for (const s of [...set]) {
+      const labels = JSON.parse(s) as Record<string, string>;
+      if (assignment[labels.topic]?.includes(Number(labels.partition))) continue;
+      this.applied.remove(labels);
+      this.lag.remove(labels);
+      set.delete(s);
+    }
+  }
+
   /** Drops the series of a view version whose runner stopped (after a rebuild flipped past it). */
   forget(view: string, version: number): void {
     const key = `${view}/${version}`;

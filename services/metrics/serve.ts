@@ -1,16 +1,16 @@
 import http from 'http';
 import type { Logger } from '../log';
 
-/**
- * Prometheus exposition for processes without an HTTP API of their own (the projectors):
- * GET /metrics on the given port; anything else is a 404. No data is exposed, only counters.
- */
 /** A prom-client Registry, or a process's threads summed (services/threads/pool.ts). */
 export interface MetricsSource {
   readonly contentType: string;
   metrics(): Promise<string>;
 }
 
+/**
+ * Prometheus exposition for processes without an HTTP API of their own (the projectors):
+ * GET /metrics on the given port; anything else is a 404. No data is exposed, only counters.
+ */
 export function serveMetrics(port: number, registry: MetricsSource, log?: Logger): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];

@@ -66,8 +66,9 @@ export function startThreads<T>(o: ThreadPoolOptions<T>): ThreadPool {
     workers.push(w);
   }
 
-  const own = new Registry();
-  collectDefaultMetrics({ register: own });
+  // The parent's own process metrics, registered on the first scrape (as before the pool, only
+  // a process serving /metrics pays for them).
+  let own: Registry | null = null;
   const ask = (w: Worker) =>
     new Promise<unknown[]>((resolve) => {
       const id = nextId++;
@@ -89,8 +90,9 @@ export function startThreads<T>(o: ThreadPoolOptions<T>): ThreadPool {
       }
     },
     metrics: {
-      contentType: own.contentType,
+      contentType: Registry.PROMETHEUS_CONTENT_TYPE,
       async metrics() {
+        if (!own) collectDefaultMetrics({ register: (own = new Registry()) });
         const all = await Promise.all([own.getMetricsAsJSON(), ...workers.map(ask)]);
         return AggregatorRegistry.aggregate(all as Parameters<typeof AggregatorRegistry.aggregate>[0]).metrics();
       },

@@ -80,11 +80,11 @@ describe('/readyz and the projector process', () => {
     expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news not built yet/);
   });
 
-  it('a projector process (METRICS_PORT) builds the view; /readyz turns 200 and the projector reports applied offsets and zero lag', async () => {
+  it('a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads\' summed metrics report every offset applied once and zero lag', async () => {
     const articles = syntheticArticles(120);
     await pipe.producer.send(pipe.newsSpec, articles as never);
     const port = await freePort();
-    projector = spawnTs('projections/main.ts', [], { ...configEnv(config), METRICS_PORT: String(port) });
+    projector = spawnTs('projections/main.ts', [], { ...configEnv(config), METRICS_PORT: String(port), MDQ_PROJECTOR_THREADS: '2' });
     const ready = await waitFor('readyz to turn 200', async () => {
       const r = await get('/readyz');
       return r.status === 200 ? r : null;

@@ -88,4 +88,22 @@ describe('projector metrics', () => {
     expect(text).toContain('mdq_projector_lag_messages{view="news",version="1",topic="news.articles",partition="3"} 0');
     expect(text).not.toContain('version="2"');
   });
+
+  it('keeps only the assigned partitions\' series after a group join (another member reports the others)', async () => {
+    const registry = new Registry();
+    const m = ProjectorMetrics.for(registry);
+    for (const partition of [0, 1, 2]) m.observe({ view: 'news', version: 1, topic: 'news.articles', partition }, 10 + partition, 20);
+    m.observe({ view: 'news', version: 2, topic: 'news.articles', partition: 1 }, 5, 20);
+    m.keepOnly('news', 1, { 'news.articles': [1], other: [0] });
+    const text = await registry.metrics();
+    const applied = text.split('\n').filter((l) => l.startsWith('mdq_projector_applied_offset{'));
+    expect(applied.sort()).toEqual([
+      'mdq_projector_applied_offset{view="news",version="1",topic="news.articles",partition="1"} 11',
+      'mdq_projector_applied_offset{view="news",version="2",topic="news.articles",partition="1"} 5',
+    ]);
+    expect(text.split('\n').filter((l) => l.startsWith('mdq_projector_lag_messages{'))).toHaveLength(2);
+    // A partition assigned again is reported again.
+    m.observe({ view: 'news', version: 1, topic: 'news.articles', partition: 0 }, 19, 20);
+    expect(await registry.metrics()).toContain('mdq_projector_lag_messages{view="news",version="1",topic="news.articles",partition="0"} 0');
+  });
 });
