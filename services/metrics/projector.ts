@@ -58,12 +58,8 @@ export class ProjectorMetrics {
 
   /** Drops the series of a view version whose runner stopped (after a rebuild flipped past it). */
   forget(view: string, version: number): void {
-    const key = `${view}/${version}`;
-    for (const s of this.seen.get(key) ?? []) {
-      const labels = JSON.parse(s) as Record<string, string>;
-      this.applied.remove(labels);
-      this.lag.remove(labels);
-    }
-    this.seen.delete(key);
+    this.keepOnly(view, version, {});
+    this.seen.delete(`${view}/${version}`);
   }
+
 }
