@@ -109,19 +109,19 @@ export function runAsThread<T>(start: (task: T) => Promise<{ stop(): Promise<voi
   const post = (m: FromThread) => parentPort!.postMessage(m);
   const task = workerData as T;
   let stopping = false;
-  let running: Promise<{ stop(): Promise<void> }> | null = null;
+  // Started before the parent's messages are listened to: a port queues what arrives until then.
+  const running = start(task);
+  running.catch((err: unknown) => post({ kind: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
   parentPort!.on('message', (m: ToThread) => {
     if (m.kind === 'metrics') {
       void register.getMetricsAsJSON().then((metrics) => post({ kind: 'metrics', id: m.id, metrics }));
     } else if (m.kind === 'stop' && !stopping) {
       stopping = true;
-      void (running ?? Promise.resolve({ stop: async () => {} }))
+      void running
         .then((r) => r.stop())
         // The thread's own logger is the stopping work's; this is the last resort.
         .catch((err: unknown) => console.error('stop failed', err))
         .then(() => post({ kind: 'stopped' }));
     }
   });
-  running = start(task);
-  running.catch((err: unknown) => post({ kind: 'failed', message: err instanceof Error ? (err.stack ?? err.message) : String(err) }));
 }
