@@ -4,7 +4,8 @@
  * 32 concurrent clients; p50/p99 latency and throughput; results to
  * test/bench/results/order-flow-queries.json.
  *
- *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only]
+ *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only] [--api-only]
+ *                          [--api-node-args '--max-semi-space-size=32 --trace-gc']
  *
  * Expects the views already projected in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (by
  * `npm run bench:pipeline`, which prints the prefix), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
@@ -28,6 +29,7 @@ import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys } from '../../services/views/order-flow';
 import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-consolidated';
 import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsolidated';
+import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 
 const args = process.argv.slice(2);
@@ -39,11 +41,14 @@ const SESSION = args.find((a) => /^\d{4}-\d{2}-\d{2}$/.test(a)) ?? '';
 const SECONDS = Number(flag('seconds', '10'));
 const CLIENTS = Number(flag('clients', '32'));
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SKIP_PG_LOAD = args.includes('--skip-pg-load');
+const API_ONLY = args.includes('--api-only');
+const SKIP_PG_LOAD = API_ONLY || args.includes('--skip-pg-load');
 const LOAD_ONLY = args.includes('--load-only');
 const API_PORT = Number(process.env.BENCH_API_PORT ?? 18480);
 /** API processes (stateless, any number behind a load balancer): the load generator round-robins over them. */
 const API_PROCESSES = Number(flag('api-processes', '1'));
+/** Extra node flags of the API processes (space-separated), for trials of V8 settings. */
+const API_NODE_ARGS = flag('api-node-args', '').split(' ').filter(Boolean);
 /** MDQ_API_CACHE_MB=0 (passed on to the API): every answer computed; results in a -no-cache file. */
 const CACHE_OFF = process.env.MDQ_API_CACHE_MB === '0';
 const PORTS = Array.from({ length: API_PROCESSES }, (_, i) => API_PORT + i);
@@ -184,7 +189,7 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
   const store = new ApiKeyStore(keysRedis, config.keyPrefix, SECRET);
   const { key } = await store.create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'order-flow benchmark' });
   const procs = PORTS.map((port) =>
-    spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'api/main.ts')], {
+    spawn(process.execPath, nodeArgv('api/main.ts', [], API_NODE_ARGS), {
       env: { ...process.env, PORT: String(port), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'inherit', 'inherit'],
     }),
@@ -298,8 +303,9 @@ async function main(): Promise<void> {
         const pg = await pool.query(q.sql, q.params);
         const same = JSON.stringify(api.data.map((r: any) => r.id)) === JSON.stringify(pg.rows.map((r: any) => r.doc.id));
         const redisRes = await load(async () => void (await post(key, tape.path, q.body)));
-        const pgRes = await load(async () => void (await pool.query(q.sql, q.params)));
-        const row = { query: q.name, rows: api.data.length, sameRowsAsPostgres: same, redis: redisRes, postgres: pgRes, p99Ratio: Math.round((pgRes.p99 / redisRes.p99) * 100) / 100 };
+        const pgRes = API_ONLY ? null : await load(async () => void (await pool.query(q.sql, q.params)));
+        const p99Ratio = pgRes ? Math.round((pgRes.p99 / redisRes.p99) * 100) / 100 : null;
+        const row = { query: q.name, rows: api.data.length, sameRowsAsPostgres: same, redis: redisRes, postgres: pgRes, p99Ratio };
         console.log(JSON.stringify(row));
         results.push(row);
       }
@@ -312,7 +318,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     keysRedis.disconnect();
   }
-  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}.json`);
+  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}${API_ONLY ? '-api-only' : ''}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }
