@@ -12,7 +12,6 @@ import { decodeCursor, encodeCursor, parseSize } from '../request/paging';
 import { parseProjection, project } from '../request/projection';
 import { parseSort } from '../request/sort';
 import { parseSessionSelector, sessionsOverlapping } from '../request/time';
-import { compileJsonBytes } from '../request/json-bytes';
 import { fragments, type JsonSchema } from '../request/validate';
 import { OrderFlowHints, orderFlowSessions, orderFlowStamp, readComprisingTrades, readOrderFlowPage, readOrderFlowStatistics } from '../views/order-flow-reader';
 
@@ -99,24 +98,22 @@ export const RESPONSE_FIELD_ORDER = [
 
 /**
  * A tape's row schema (its properties in RESPONSE_FIELD_ORDER), its response schema, and the
- * response serializer compiled from them (json-bytes.ts: the body written as bytes). The
- * serializer writes only the row schema's properties, in order, so the handler hands it the rows
- * as read from the view: view-internal fields stay out without a copy of every row, and a field
- * dropped by includes/excludes (absent from the row object) is left out (no row property is
- * required). `serializeRow` (fast-json-stringify, to text) is one row's JSON, for the benchmark's
- * PostgreSQL documents and as the reference the unit tests compare the bytes with.
+ * response serializer compiled from them (fast-json-stringify). The serializer writes only the
+ * row schema's properties, in order, so the handler hands it the rows as read from the view:
+ * view-internal fields stay out without a copy of every row, and a field dropped by
+ * includes/excludes (absent from the row object) is left out (no row property is required).
  */
 export function tapeResponse(
   description: string,
   properties: Record<string, JsonSchema>,
-): { schema: JsonSchema; serialize: (result: unknown) => Buffer; serializeRow: (row: unknown) => string } {
+): { schema: JsonSchema; serialize: (result: unknown) => string; serializeRow: (row: unknown) => string } {
   const unordered = Object.keys(properties).filter((k) => !(RESPONSE_FIELD_ORDER as readonly string[]).includes(k));
   if (unordered.length) throw new Error(`row fields without a place in RESPONSE_FIELD_ORDER: ${unordered.join(', ')}`);
   const ordered = Object.fromEntries(RESPONSE_FIELD_ORDER.filter((k) => k in properties).map((k) => [k, properties[k]]));
   const row = { type: 'object', description, additionalProperties: false, properties: ordered };
   const schema = responseSchema(row);
   const compile = (x: JsonSchema) => fastJson(x as unknown as Parameters<typeof fastJson>[0]) as (value: unknown) => string;
-  return { schema, serialize: compileJsonBytes(schema), serializeRow: compile(row) };
+  return { schema, serialize: compile(schema), serializeRow: compile(row) };
 }
 
 /** The response-cache stamp of a tape's view (EndpointDef.cacheStamp); null before the view exists. */

@@ -45,11 +45,11 @@ export interface EndpointDef {
   problems?: readonly ProblemCode[];
   handle(body: Record<string, unknown>, ctx: EndpointContext): Promise<unknown>;
   /**
-   * Writes the handler's result as the JSON body's bytes; JSON.stringify when absent. An endpoint
-   * whose pages are large can compile one from its response schema (json-bytes.ts; the order-flow
-   * tapes do): it writes the schema's properties in the schema's order and leaves anything else out.
+   * Writes the handler's result as the JSON body; JSON.stringify when absent. An endpoint whose
+   * pages are large can compile one from its response schema (the order-flow tapes do): it writes
+   * the schema's properties in the schema's order and leaves anything else out.
    */
-  serialize?(result: unknown): Buffer;
+  serialize?(result: unknown): string;
   /**
    * A stamp of the data the answer is computed from: two requests with the same body and stamp
    * get the same answer, so it may be served from the response cache (api/views/response-cache.ts).
@@ -77,14 +77,14 @@ function sendJson(res: Response, bytes: Buffer): void {
 
 export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
   const validate = compileSchema(def.requestSchema);
-  const serialize = def.serialize ?? ((result: unknown) => Buffer.from(JSON.stringify(result), 'utf8'));
+  const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
   router.post(def.path, async (req: Request, res: Response, next: NextFunction) => {
     try {
       // No body at all is an empty request (valid where every field is optional).
       const body = req.body === undefined ? {} : req.body;
       validate(body);
       const ctx = makeContext(req);
-      const answer = async () => serialize(await def.handle(body as Record<string, unknown>, ctx));
+      const answer = async () => Buffer.from(serialize(await def.handle(body as Record<string, unknown>, ctx)), 'utf8');
       // The stamp is read before the answer is computed, so a cached answer is never older than
       // the data as it stood when a request using it began.
       const stamp = cache && def.cacheStamp ? await def.cacheStamp(ctx) : null;

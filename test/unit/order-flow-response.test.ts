@@ -7,7 +7,7 @@ import { expectedConsolidatedRows, expectedPrintRows, orderFlowFixture } from '.
 
 /**
  * The order-flow responses are written by a serializer compiled from the response schema
- * (json-bytes.ts), handed the rows as the view reader decodes them. What it must do: the
+ * (fast-json-stringify), handed the rows as the view reader decodes them. What it must do: the
  * response fields in the spec's order, every value as JSON.stringify writes it, view-internal
  * fields left out, fields dropped by includes/excludes absent.
  */
@@ -36,7 +36,7 @@ describe('order-flow response serializer', () => {
 
   it('unconsolidated: every response field in the spec order, values as JSON.stringify writes them, nothing internal', () => {
     const fields = rowFields(UNCONSOLIDATED_RESPONSE);
-    const text = UNCONSOLIDATED_RESPONSE.serialize({ data: prints, nextSearchAfter: ['n00000000000000a', '0000000001'] }).toString('utf8');
+    const text = UNCONSOLIDATED_RESPONSE.serialize({ data: prints, nextSearchAfter: ['n00000000000000a', '0000000001'] });
     const expected = { data: prints.map((r) => expectedRow(r as never, fields)), nextSearchAfter: ['n00000000000000a', '0000000001'] };
     // Byte for byte: the same keys in the same order and the same number formatting.
     expect(text).toBe(JSON.stringify(expected));
@@ -49,7 +49,7 @@ describe('order-flow response serializer', () => {
   it('consolidated: the consolidation fields follow tradeType, no osi, comprising trades when attached', () => {
     const fields = rowFields(CONSOLIDATED_RESPONSE);
     const rows = consolidated.slice(0, 20).map((r, i) => (i % 2 ? { ...r, comprisingTrades: decodeComprising(encodeComprising(fixture.consolidated.find((c) => c.rowKey === r.rowKey)!.comprisingTrades)) } : r));
-    const text = CONSOLIDATED_RESPONSE.serialize({ data: rows }).toString('utf8');
+    const text = CONSOLIDATED_RESPONSE.serialize({ data: rows });
     expect(text).toBe(JSON.stringify({ data: rows.map((r) => expectedRow(r as never, fields)) }));
     const [even, odd] = JSON.parse(text).data;
     const keys = Object.keys(even);
@@ -62,7 +62,7 @@ describe('order-flow response serializer', () => {
 
   it('fields dropped by includes/excludes are absent, nested objects as a whole', () => {
     const drop = new Set(['greeks', 'moneyness', 'premium', 'osi']);
-    const out = JSON.parse(UNCONSOLIDATED_RESPONSE.serialize({ data: prints.slice(0, 5).map((r) => project(r, drop)) }).toString('utf8')).data;
+    const out = JSON.parse(UNCONSOLIDATED_RESPONSE.serialize({ data: prints.slice(0, 5).map((r) => project(r, drop)) })).data;
     for (const row of out) for (const k of drop) expect(row).not.toHaveProperty(k);
     expect(Object.keys(out[0])).toEqual(Object.keys(JSON.parse(UNCONSOLIDATED_RESPONSE.serializeRow(prints[0]))).filter((k) => !drop.has(k)));
   });
@@ -71,7 +71,7 @@ describe('order-flow response serializer', () => {
     const statistics = JSON.parse(JSON.stringify({ CALL: {}, PUT: {} }));
     for (const t of ['CALL', 'PUT']) for (const s of ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID']) statistics[t][s] = { premium: 1234.5, tradeCount: 3, volume: 17 };
     const value = { data: [], nextSearchAfter: ['a', 'b'], statistics };
-    expect(CONSOLIDATED_RESPONSE.serialize(value).toString('utf8')).toBe(JSON.stringify(value));
+    expect(CONSOLIDATED_RESPONSE.serialize(value)).toBe(JSON.stringify(value));
   });
 
   it('a row field without a place in the order is refused when the endpoint is built', () => {
