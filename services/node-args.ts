@@ -35,7 +35,7 @@ export const PROJECTOR_YOUNG_GENERATION_MB = 3 * 128;
  * that was ~50 scavenges a second of ~5 ms each (0.21 ms of GC per request, `--trace-gc`). At
  * 64 MB there are a quarter as many, of ~11 ms (0.16 ms per request). Measured side by side
  * (`bench:api-cost -- --ab --b-node-args ...`, both processes answering the same requests at the
- * same time; README): 3.6-7.2 % less CPU per page of 50, 18 % on the query that decodes the most
+ * same time; README): 2.7-7.2 % less CPU per page of 50 over two runs, 18-19 % on the query that decodes the most
  * rows. The cost is memory: up to three semi-spaces (192 MB), and a scavenge's pause doubles.
  */
 export const API_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];
