@@ -125,7 +125,8 @@ async function main(): Promise<void> {
   for (const [name, p, body] of cases.filter(([n]) => n.includes(ONLY))) {
     for (let i = 0; i < 200; i++) await Promise.all([a.post(p, body), b?.post(p, body)]); // warm-up (JIT, connections)
     if (b) {
-      // Both at once, each from its own clients: the machine's drift hits both alike.
+      // Both at once, each from its own clients: the machine's drift hits both alike. (The side
+      // done first leaves the other the machine for its last requests: a small bias for the slower.)
       const rounds: { a: number; b: number }[] = [];
       for (let r = 0; r < ROUNDS; r++) {
         const [ca, cb] = await Promise.all([measure(a, p, body), measure(b, p, body)]);
