@@ -53,8 +53,9 @@ export function nodeFlagsFor(script: string): readonly string[] {
 
 /**
  * `node <its flags> <extra flags> --import tsx <script> ...args`: the TypeScript runs in that one
- * process, so signals reach it directly. `script` is relative to the repository root.
+ * process, so signals reach it directly. `script` is relative to the repository root, or to
+ * `root` (another checkout, for a benchmark's side-by-side run).
  */
-export function nodeArgv(script: string, args: readonly string[] = [], extraFlags: readonly string[] = []): string[] {
-  return [...nodeFlagsFor(script), ...extraFlags, '--import', 'tsx', path.join(repoRoot, script), ...args];
+export function nodeArgv(script: string, args: readonly string[] = [], extraFlags: readonly string[] = [], root = repoRoot): string[] {
+  return [...nodeFlagsFor(script), ...extraFlags, '--import', 'tsx', path.join(root, script), ...args];
 }

@@ -61,5 +61,4 @@ export class ProjectorMetrics {
     this.keepOnly(view, version, {});
     this.seen.delete(`${view}/${version}`);
   }
-
 }

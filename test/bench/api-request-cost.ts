@@ -30,7 +30,7 @@ import { createRedis } from '../../services/redis/client';
 import { pointerKey } from '../../services/views/keys';
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import { orderFlowSessions } from '../../api/views/order-flow-reader';
-import { nodeFlagsFor } from '../../services/node-args';
+import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 
 const args = process.argv.slice(2);
@@ -77,8 +77,8 @@ async function main(): Promise<void> {
   /** An API process from checkout `root` on `port`, and a way to POST to it; ready once it answers. */
   const start = async (root: string, port: number, nodeArgs: string[]) => {
     // The API's own flags (node-args.ts), then the side's (a later V8 flag wins).
-    const flags = [...nodeFlagsFor('api/main.ts'), ...nodeArgs, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : [])];
-    const proc = spawn(process.execPath, [...flags, '--import', 'tsx', path.join(root, 'api/main.ts')], {
+    const extra = [...nodeArgs, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : [])];
+    const proc = spawn(process.execPath, nodeArgv('api/main.ts', [], extra, root), {
       // The response cache off unless asked for: the cost of computing an answer is what is measured.
       env: { ...process.env, PORT: String(port), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn', MDQ_API_CACHE_MB: CACHE ? process.env.MDQ_API_CACHE_MB ?? '' : '0' },
       stdio: ['ignore', 'inherit', 'inherit'],
