@@ -5,7 +5,13 @@
  * test/bench/results/order-flow-queries.json.
  *
  *   npm run bench:queries -- <sessionDate> [--seconds 10] [--clients 32] [--api-processes 1] [--skip-pg-load | --load-only] [--api-only]
- *                          [--api-node-args '--max-semi-space-size=32 --trace-gc']
+ *                          [--api-node-args '--max-semi-space-size=32 --trace-gc'] [--driver c | node]
+ *
+ * `--driver c` (the default): the load comes from wrk (the API) and pgbench (PostgreSQL), C
+ * programs that cost a few microseconds of CPU per request (load-drivers.ts). `--driver node`: the
+ * Node clients of the results before 2026-11-25 evening (undici parsing every answer, node-postgres),
+ * which took a share of the 2 cores comparable to a third of the API's. Each result records the
+ * CPU its client used per request, and the API's and the views' Redis's CPU per request meanwhile.
  *
  * Expects the views already projected in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (by
  * `npm run bench:pipeline`, which prints the prefix), and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1/test).
@@ -31,6 +37,8 @@ import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-consolidat
 import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsolidated';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
+import { processCpuSeconds, redisCpu } from '../support/cpu';
+import { LoadResult, MeasureHooks, hasCommand, pgbenchLoad, wrkLoad } from './load-drivers';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -51,6 +59,13 @@ const API_PROCESSES = Number(flag('api-processes', '1'));
 const API_NODE_ARGS = flag('api-node-args', '').split(' ').filter(Boolean);
 /** MDQ_API_CACHE_MB=0 (passed on to the API): every answer computed; results in a -no-cache file. */
 const CACHE_OFF = process.env.MDQ_API_CACHE_MB === '0';
+const DRIVER = flag('driver', 'c');
+if (DRIVER !== 'c' && DRIVER !== 'node') throw new Error('--driver is c or node');
+if (DRIVER === 'c') {
+  for (const cmd of ['wrk', ...(API_ONLY ? [] : ['pgbench'])]) {
+    if (!hasCommand(cmd)) throw new Error(`--driver c needs ${cmd} on the PATH (apt-get install -y ${cmd === 'wrk' ? 'wrk' : 'postgresql-client'}), or run with --driver node`);
+  }
+}
 const PORTS = Array.from({ length: API_PROCESSES }, (_, i) => API_PORT + i);
 let turn = 0;
 const SECRET = 'order-flow-bench-secret';
@@ -143,18 +158,8 @@ async function loadPg(pool: Pool, tape: Tape): Promise<{ rows: number; seconds: 
 
 // --- load generation -------------------------------------------------------------------------
 
-interface Result {
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  requests: number;
-  perSecond: number;
-  errors: number;
-}
-
 /** `clients` loops calling fn back to back for `seconds` (after a 2 s warm-up); latencies in ms. */
-async function load(fn: () => Promise<void>): Promise<Result> {
+async function load(fn: () => Promise<void>, hooks?: MeasureHooks): Promise<LoadResult> {
   const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
   let errors = 0;
   let measuring = false;
@@ -172,15 +177,71 @@ async function load(fn: () => Promise<void>): Promise<Result> {
   };
   const loops = Array.from({ length: CLIENTS }, loop);
   await new Promise((r) => setTimeout(r, 2_000));
+  await hooks?.start();
   measuring = true;
   const t0 = Date.now();
+  const cpu0 = process.cpuUsage();
   await new Promise((r) => setTimeout(r, SECONDS * 1000));
   measuring = false;
+  const cpu = process.cpuUsage(cpu0);
+  await hooks?.end();
   const elapsed = (Date.now() - t0) / 1000;
   stop = true;
   await Promise.all(loops);
   const ms = (q: number) => Math.round(h.getValueAtPercentile(q) / 10) / 100;
-  return { p50: ms(50), p90: ms(90), p99: ms(99), max: Math.round(h.maxValue / 10) / 100, requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors };
+  const clientCpuMsPerRequest = Math.round((cpu.user + cpu.system) / h.totalCount) / 1000;
+  return { p50: ms(50), p90: ms(90), p99: ms(99), max: Math.round(h.maxValue / 10) / 100, requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors, clientCpuMsPerRequest };
+}
+
+/**
+ * The query's load through the API, with the CPU per request the API processes and the views'
+ * Redis spent during the measured part.
+ */
+async function apiLoad(key: string, tape: Tape, body: unknown, procs: ChildProcess[]): Promise<LoadResult & { apiCpuMsPerRequest: number | null; redisCpuMsPerRequest: number }> {
+  const cpu = () => procs.reduce((s, p) => s + (processCpuSeconds(p.pid) ?? NaN), 0);
+  let api0 = 0;
+  let redis0 = 0;
+  let apiCpu = 0;
+  let redisUsed = 0;
+  const hooks: MeasureHooks = {
+    start: async () => {
+      api0 = cpu();
+      redis0 = (await redisCpu(redis)).main;
+    },
+    end: async () => {
+      apiCpu = cpu() - api0;
+      redisUsed = (await redisCpu(redis)).main - redis0;
+    },
+  };
+  const res =
+    DRIVER === 'c'
+      ? await wrkLoad({
+          urls: PORTS.map((port) => `http://127.0.0.1:${port}${tape.path}`),
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+          clients: CLIENTS,
+          seconds: SECONDS,
+          warmupSeconds: 2,
+          hooks,
+        })
+      : await load(async () => void (await post(key, tape.path, body)), hooks);
+  const perRequest = (seconds: number) => Math.round((seconds * 1000 * 1000) / res.requests) / 1000;
+  return { ...res, apiCpuMsPerRequest: Number.isNaN(apiCpu) ? null : perRequest(apiCpu), redisCpuMsPerRequest: perRequest(redisUsed) };
+}
+
+/** The query's load on PostgreSQL. */
+function pgLoad(pool: Pool, q: Query): Promise<LoadResult> {
+  if (DRIVER === 'node') return load(async () => void (await pool.query(q.sql, q.params)));
+  return pgbenchLoad({ pgUrl: PG_URL, sql: inlineParams(q.sql, q.params), clients: CLIENTS, seconds: SECONDS, warmupSeconds: 2 });
+}
+
+/** The query with its parameters written in as literals (pgbench scripts take no bind values). */
+function inlineParams(sql: string, params: unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = params[Number(n) - 1];
+    // A float8 prints as its shortest exact form, which reads back as the same float8.
+    return typeof v === 'number' ? `${v}::float8` : `'${String(v).replace(/'/g, "''")}'`;
+  });
 }
 
 // --- API -------------------------------------------------------------------------------------
@@ -276,7 +337,7 @@ async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
 async function main(): Promise<void> {
   if (!SESSION) throw new Error('usage: bench:queries -- <sessionDate> [--seconds N] [--clients N] [--skip-pg-load]');
   const pool = new Pool({ connectionString: PG_URL, max: CLIENTS });
-  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, responseCache: CACHE_OFF ? 'off (MDQ_API_CACHE_MB=0)' : 'on (default): every client repeats the same request', seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', at: new Date().toISOString() };
+  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, responseCache: CACHE_OFF ? 'off (MDQ_API_CACHE_MB=0)' : 'on (default): every client repeats the same request', seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', driver: DRIVER === 'c' ? 'wrk (API) and pgbench (PostgreSQL), 1 thread each' : 'Node: undici (parsing each answer) and node-postgres', at: new Date().toISOString() };
   if (!SKIP_PG_LOAD) {
     for (const tape of TAPES) {
       const r = await loadPg(pool, tape);
@@ -302,8 +363,8 @@ async function main(): Promise<void> {
         const api = await post(key, tape.path, q.body);
         const pg = await pool.query(q.sql, q.params);
         const same = JSON.stringify(api.data.map((r: any) => r.id)) === JSON.stringify(pg.rows.map((r: any) => r.doc.id));
-        const redisRes = await load(async () => void (await post(key, tape.path, q.body)));
-        const pgRes = API_ONLY ? null : await load(async () => void (await pool.query(q.sql, q.params)));
+        const redisRes = await apiLoad(key, tape, q.body, procs);
+        const pgRes = API_ONLY ? null : await pgLoad(pool, q);
         const p99Ratio = pgRes ? Math.round((pgRes.p99 / redisRes.p99) * 100) / 100 : null;
         const row = { query: q.name, rows: api.data.length, sameRowsAsPostgres: same, redis: redisRes, postgres: pgRes, p99Ratio };
         console.log(JSON.stringify(row));
@@ -318,7 +379,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     keysRedis.disconnect();
   }
-  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}${API_ONLY ? '-api-only' : ''}.json`);
+  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}${API_ONLY ? '-api-only' : ''}${DRIVER === 'node' ? '-node-driver' : ''}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }
