@@ -61,7 +61,32 @@ function run(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env):
   });
 }
 
-const luaString = (s: string) => {
+/**
+ * The latency at a percentile of several runs together, each run given as its request count and
+ * its 1,000 quantiles (at 0.1 %, 0.2 %, ... 100 %): each quantile stands for a thousandth of its
+ * run's requests.
+ */
+export function mergedQuantiles(runs: readonly { requests: number; quantiles: readonly number[] }[]): (percent: number) => number {
+  const weighted = runs.flatMap((r) => r.quantiles.map((v) => ({ v, w: r.requests / r.quantiles.length }))).sort((a, b) => a.v - b.v);
+  const total = runs.reduce((s, r) => s + r.requests, 0);
+  return (percent: number) => {
+    let seen = 0;
+    for (const x of weighted) if ((seen += x.w) >= (total * percent) / 100 - 1e-9) return x.v;
+    return weighted[weighted.length - 1].v;
+  };
+}
+
+/** The query with its bind values written in as literals (pgbench scripts take none). */
+export function inlinePgParams(sql: string, params: unknown[]): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const v = params[Number(n) - 1];
+    // A float8 prints as its shortest exact form, which reads back as the same float8.
+    return typeof v === 'number' ? `${v}::float8` : `'${String(v).replace(/'/g, "''")}'`;
+  });
+}
+
+/** A Lua long-bracket string literal holding `s` exactly (no escapes are read inside one). */
+export const luaString = (s: string) => {
   let eq = '';
   while (s.includes(`]${eq}]`)) eq += '=';
   return `[${eq}[${s}]${eq}]`;
@@ -107,14 +132,8 @@ end
       if (!line) throw new Error(`wrk printed no summary: ${r.stdout}`);
       return { ...(JSON.parse(line.slice(4)) as { requests: number; durationUs: number; errors: number; max: number; quantiles: number[] }), cpuSeconds: r.cpuSeconds };
     });
-    // Each quantile of a run stands for requests / 1000 of its requests.
-    const weighted = parts.flatMap((p) => p.quantiles.map((us) => ({ us, w: p.requests / 1000 }))).sort((a, b) => a.us - b.us);
+    const at = mergedQuantiles(parts);
     const requests = parts.reduce((s, p) => s + p.requests, 0);
-    const at = (pct: number) => {
-      let seen = 0;
-      for (const x of weighted) if ((seen += x.w) >= (requests * pct) / 100 - 1e-9) return x.us;
-      return weighted[weighted.length - 1].us;
-    };
     const ms = (us: number) => Math.round(us / 10) / 100;
     const cpu = parts.every((p) => p.cpuSeconds !== null) ? parts.reduce((s, p) => s + p.cpuSeconds!, 0) : null;
     return {

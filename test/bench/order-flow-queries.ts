@@ -38,7 +38,7 @@ import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsol
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { processCpuSeconds, redisCpu } from '../support/cpu';
-import { LoadResult, MeasureHooks, hasCommand, pgbenchLoad, wrkLoad } from './load-drivers';
+import { LoadResult, MeasureHooks, hasCommand, inlinePgParams, pgbenchLoad, wrkLoad } from './load-drivers';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -232,16 +232,7 @@ async function apiLoad(key: string, tape: Tape, body: unknown, procs: ChildProce
 /** The query's load on PostgreSQL. */
 function pgLoad(pool: Pool, q: Query): Promise<LoadResult> {
   if (DRIVER === 'node') return load(async () => void (await pool.query(q.sql, q.params)));
-  return pgbenchLoad({ pgUrl: PG_URL, sql: inlineParams(q.sql, q.params), clients: CLIENTS, seconds: SECONDS, warmupSeconds: 2 });
-}
-
-/** The query with its parameters written in as literals (pgbench scripts take no bind values). */
-function inlineParams(sql: string, params: unknown[]): string {
-  return sql.replace(/\$(\d+)/g, (_, n: string) => {
-    const v = params[Number(n) - 1];
-    // A float8 prints as its shortest exact form, which reads back as the same float8.
-    return typeof v === 'number' ? `${v}::float8` : `'${String(v).replace(/'/g, "''")}'`;
-  });
+  return pgbenchLoad({ pgUrl: PG_URL, sql: inlinePgParams(q.sql, q.params), clients: CLIENTS, seconds: SECONDS, warmupSeconds: 2 });
 }
 
 // --- API -------------------------------------------------------------------------------------
