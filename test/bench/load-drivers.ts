@@ -4,10 +4,11 @@
  * has arrived), like the Node clients they replace, and both read every byte of every answer.
  *
  * Why not Node: the load generator shares this machine's 2 cores with what it measures. The Node
- * client (undici, plus JSON.parse of each 40-60 KB page) cost about as much CPU per request as a
- * third of the API's own, so the benchmark measured its own client as much as the service.
- * wrk and pgbench cost a few microseconds per request. Their own CPU is reported with each result
- * (`clientCpuMsPerRequest`), so a reader can see what the measurement itself took.
+ * clients (undici, plus JSON.parse of each 44 KB page; node-postgres) cost 0.26-0.31 ms of CPU per
+ * request, a quarter of the API's own, and node-postgres made PostgreSQL look 2.3x slower than
+ * pgbench measures it (README, Measured). wrk and pgbench cost 0.03-0.05 ms per request. Their own
+ * CPU is reported with each result (`clientCpuMsPerRequest`), so a reader can see what the
+ * measurement itself took.
  *
  * wrk comes from Debian (`apt-get install -y wrk`); pgbench with PostgreSQL's client.
  */
