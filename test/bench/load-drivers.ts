@@ -36,16 +36,26 @@ export interface MeasureHooks {
   end(): Promise<void>;
 }
 
+/** Microseconds as milliseconds to two decimals, as every LoadResult latency is given. */
+export const usToMs = (us: number) => Math.round(us / 10) / 100;
+
+/** CPU seconds spread over requests, in ms per request to three decimals (null stays null). */
+export function msPerRequest(cpuSeconds: number, requests: number): number;
+export function msPerRequest(cpuSeconds: number | null, requests: number): number | null;
+export function msPerRequest(cpuSeconds: number | null, requests: number): number | null {
+  return cpuSeconds === null ? null : Math.round((cpuSeconds * 1e6) / requests) / 1000;
+}
+
 export function hasCommand(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
 }
 
 /** Runs a command to its end; its stdout, stderr and the CPU seconds it used (rusage of the child). */
-function run(cmd: string, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ stdout: string; stderr: string; cpuSeconds: number | null }> {
+function run(cmd: string, argv: string[]): Promise<{ stdout: string; stderr: string; cpuSeconds: number | null }> {
   return new Promise((resolve, reject) => {
     // /usr/bin/time is not on every machine; the child's CPU comes from bash's `times` instead.
     const script = `"$@"; rc=$?; times >&2; exit $rc`;
-    const child = spawn('bash', ['-c', script, 'bash', cmd, ...argv], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script, 'bash', cmd, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -135,17 +145,16 @@ end
     });
     const at = mergedQuantiles(parts);
     const requests = parts.reduce((s, p) => s + p.requests, 0);
-    const ms = (us: number) => Math.round(us / 10) / 100;
     const cpu = parts.every((p) => p.cpuSeconds !== null) ? parts.reduce((s, p) => s + p.cpuSeconds!, 0) : null;
     return {
-      p50: ms(at(50)),
-      p90: ms(at(90)),
-      p99: ms(at(99)),
-      max: ms(Math.max(...parts.map((p) => p.max))),
+      p50: usToMs(at(50)),
+      p90: usToMs(at(90)),
+      p99: usToMs(at(99)),
+      max: usToMs(Math.max(...parts.map((p) => p.max))),
       requests,
       perSecond: Math.round(parts.reduce((s, p) => s + p.requests / (p.durationUs / 1e6), 0)),
       errors: parts.reduce((s, p) => s + p.errors, 0),
-      clientCpuMsPerRequest: cpu === null ? null : Math.round((cpu * 1000 * 1000) / requests) / 1000,
+      clientCpuMsPerRequest: msPerRequest(cpu, requests),
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -191,16 +200,15 @@ export async function pgbenchLoad(o: { pgUrl: string; sql: string; clients: numb
       }
     }
     const failed = /number of failed transactions: (\d+)/.exec(r.stdout);
-    const ms = (us: number) => Math.round(us / 10) / 100;
     const result: LoadResult = {
-      p50: ms(h.getValueAtPercentile(50)),
-      p90: ms(h.getValueAtPercentile(90)),
-      p99: ms(h.getValueAtPercentile(99)),
-      max: ms(h.maxValue),
+      p50: usToMs(h.getValueAtPercentile(50)),
+      p90: usToMs(h.getValueAtPercentile(90)),
+      p99: usToMs(h.getValueAtPercentile(99)),
+      max: usToMs(h.maxValue),
       requests: h.totalCount,
       perSecond: Math.round(h.totalCount / ((last - first) / 1e6)),
       errors: failed ? Number(failed[1]) : 0,
-      clientCpuMsPerRequest: r.cpuSeconds === null ? null : Math.round((r.cpuSeconds * 1000 * 1000) / h.totalCount) / 1000,
+      clientCpuMsPerRequest: msPerRequest(r.cpuSeconds, h.totalCount),
     };
     h.destroy();
     return result;

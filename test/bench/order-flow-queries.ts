@@ -38,7 +38,7 @@ import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsol
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { processCpuSeconds, redisCpu } from '../support/cpu';
-import { LoadResult, MeasureHooks, hasCommand, inlinePgParams, pgbenchLoad, wrkLoad } from './load-drivers';
+import { LoadResult, MeasureHooks, hasCommand, inlinePgParams, msPerRequest, pgbenchLoad, usToMs, wrkLoad } from './load-drivers';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -188,9 +188,9 @@ async function load(fn: () => Promise<void>, hooks?: MeasureHooks): Promise<Load
   const elapsed = (Date.now() - t0) / 1000;
   stop = true;
   await Promise.all(loops);
-  const ms = (q: number) => Math.round(h.getValueAtPercentile(q) / 10) / 100;
-  const clientCpuMsPerRequest = Math.round((cpu.user + cpu.system) / h.totalCount) / 1000;
-  return { p50: ms(50), p90: ms(90), p99: ms(99), max: Math.round(h.maxValue / 10) / 100, requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors, clientCpuMsPerRequest };
+  const ms = (q: number) => usToMs(h.getValueAtPercentile(q));
+  const clientCpuMsPerRequest = msPerRequest((cpu.user + cpu.system) / 1e6, h.totalCount);
+  return { p50: ms(50), p90: ms(90), p99: ms(99), max: usToMs(h.maxValue), requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors, clientCpuMsPerRequest };
 }
 
 /**
@@ -225,8 +225,7 @@ async function apiLoad(key: string, tape: Tape, body: unknown, procs: ChildProce
           hooks,
         })
       : await load(async () => void (await post(key, tape.path, body)), hooks);
-  const perRequest = (seconds: number) => Math.round((seconds * 1000 * 1000) / res.requests) / 1000;
-  return { ...res, apiCpuMsPerRequest: Number.isNaN(apiCpu) ? null : perRequest(apiCpu), redisCpuMsPerRequest: perRequest(redisUsed) };
+  return { ...res, apiCpuMsPerRequest: msPerRequest(Number.isNaN(apiCpu) ? null : apiCpu, res.requests), redisCpuMsPerRequest: msPerRequest(redisUsed, res.requests) };
 }
 
 /** The query's load on PostgreSQL. */
