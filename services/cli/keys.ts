@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     try {
       await redis.connect();
     } catch (err) {
-      throw new Error(`cannot reach Redis at ${url} (${(err as Error).message}); start the stack (npm start, or npm run stack -- up) or set REDIS_URL`);
+      throw new Error(`cannot reach Redis at ${url} (${(err as Error).message}); start the stack (npm start, or npm run stack -- up) or set REDIS_URL`, { cause: err });
     }
     const store = new ApiKeyStore(redis, process.env.MDQ_KEY_PREFIX ?? 'mdq', loadKeySecret(dataDir));
     process.exitCode = await run(store, process.argv.slice(2), (s) => console.log(s));

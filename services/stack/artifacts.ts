@@ -16,7 +16,7 @@ function mvn(args: string[], cwd: string): void {
   } catch (err) {
     const e = err as { stdout?: Buffer; stderr?: Buffer; message: string };
     const out = `${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`.trim().split('\n').slice(-15).join('\n');
-    throw new Error(`mvn ${args.join(' ')} failed:\n${out || e.message}`);
+    throw new Error(`mvn ${args.join(' ')} failed:\n${out || e.message}`, { cause: err });
   }
 }
 

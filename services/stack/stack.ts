@@ -96,7 +96,7 @@ export async function stackUp(opts: StackOptions): Promise<StackEnv> {
       });
       log(`${c.name}: ready at ${c.url} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     } catch (err) {
-      throw new Error(`stack component '${c.name}' failed: ${(err as Error).message}`);
+      throw new Error(`stack component '${c.name}' failed: ${(err as Error).message}`, { cause: err });
     }
   }
   return env;

@@ -190,8 +190,8 @@ async function main(): Promise<void> {
     // 2a. The processor alone.
     const source = await admin.fetchTopicOffsets(topic('option-print'));
     const mem0 = await usedMemory(redis);
-    let work = await redisCpu(redis);
-    let t = Date.now();
+    const work = await redisCpu(redis);
+    const t = Date.now();
     const proc = (processor = spawnTs('projections/order-flow-processor/main.ts', [], env, profArgs));
     const processorRate = new ReplayRate(t);
     for (;;) {
