@@ -24,7 +24,6 @@ import { DEFAULT_RESPONSE_CACHE_MB, ResponseCache } from './views/response-cache
 
 export { BODY_LIMIT } from './request/errors';
 
-
 export interface AppDeps {
   /** API keys and quota counters (REDIS_URL). */
   redis: Redis;

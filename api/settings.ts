@@ -33,6 +33,8 @@ export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettin
     },
     trustProxy: trustProxy(env.TRUST_PROXY),
     redisAutoPipeline: env.MDQ_REDIS_AUTOPIPELINE !== '0' && env.MDQ_REDIS_AUTOPIPELINE !== 'false',
-    responseCacheBytes: numberVar('MDQ_API_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 'a number of MiB, 0 or more', (v) => Number.isFinite(v) && v >= 0 && v <= 1_000_000, env) * 2 ** 20,
+    responseCacheBytes:
+      numberVar('MDQ_API_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 'a number of MiB, 0 or more', (v) => Number.isFinite(v) && v >= 0 && v <= 1_000_000, env) *
+      2 ** 20,
   };
 }

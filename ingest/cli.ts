@@ -71,7 +71,11 @@ async function main(): Promise<number> {
       const added = await q.addBulk(jobs.map((j) => (j.jobId ? { name: j.name, data: j.data, opts: { jobId: j.jobId } } : { name: j.name, data: j.data })));
       console.error(`${label}: ${added.length} job(s) enqueued`);
       if (!wait) return 0;
-      const r = await followJobs(q, added.map((j) => j.id!), label);
+      const r = await followJobs(
+        q,
+        added.map((j) => j.id!),
+        label,
+      );
       for (const j of r.failed) console.error(`job ${j.id} (${j.name} ${JSON.stringify(j.data)}) failed: ${j.failedReason}`);
       return r.failed.length ? 1 : 0;
     };
@@ -79,7 +83,11 @@ async function main(): Promise<number> {
     if (cmd === 'status') {
       for (const q of [queue, live]) {
         const counts = await q.getJobCounts('active', 'waiting', 'delayed', 'completed', 'failed');
-        console.log(`${q.name}: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+        console.log(
+          `${q.name}: ${Object.entries(counts)
+            .map(([k, v]) => `${v} ${k}`)
+            .join(', ')}`,
+        );
         for (const j of await q.getJobs(['active'])) console.log(`  active ${j.name} ${JSON.stringify(j.data)} ${JSON.stringify(j.progress)}`);
         for (const j of await q.getJobs(['failed'], 0, 4)) console.log(`  failed ${j.name} ${JSON.stringify(j.data)}: ${j.failedReason}`);
       }
@@ -104,7 +112,11 @@ async function main(): Promise<number> {
       if (!values.from || !values.to) throw new Error('backfill needs --from and --to (yyyy-MM-dd)');
       const days = tradingDaysBetween(values.from, values.to).filter((d) => TRADING_DAYS.includes(d));
       if (!days.length) throw new Error(`no simulated trading day between ${values.from} and ${values.to}`);
-      return await enqueue(queue, days.reverse().map((date) => ({ name: 'backfill-session', data: { seed, profile, date, level } })), `backfill ${level}`);
+      return await enqueue(
+        queue,
+        days.reverse().map((date) => ({ name: 'backfill-session', data: { seed, profile, date, level } })),
+        `backfill ${level}`,
+      );
     }
     if (cmd === 'history') {
       const sessions = Number(values.sessions);

@@ -53,8 +53,21 @@ const DOMAIN: Record<string, DomainCheck> = {
       [(d.status === 'CLOSED') === (d.openTime === null), 'openTime must be null exactly when status is CLOSED'],
       [d.openTime === null || (d.closeTime as number) > (d.openTime as number), 'closeTime must be after openTime'],
     ]),
-  'underlying-price': (d) => first([ticker(d), [DATE.test(String(d.sessionDate)), 'sessionDate must be yyyy-MM-dd'], [epochMs(d.time), 'time must be epoch-ms'], [positive(d.price), 'price must be > 0']]),
-  'option-quote': (d) => first([osi(d), ticker(d), [epochMs(d.time), 'time must be epoch-ms'], ...nbbo(d), [(d.bidSize as number) >= 0 && (d.askSize as number) >= 0, 'sizes must be >= 0']]),
+  'underlying-price': (d) =>
+    first([
+      ticker(d),
+      [DATE.test(String(d.sessionDate)), 'sessionDate must be yyyy-MM-dd'],
+      [epochMs(d.time), 'time must be epoch-ms'],
+      [positive(d.price), 'price must be > 0'],
+    ]),
+  'option-quote': (d) =>
+    first([
+      osi(d),
+      ticker(d),
+      [epochMs(d.time), 'time must be epoch-ms'],
+      ...nbbo(d),
+      [(d.bidSize as number) >= 0 && (d.askSize as number) >= 0, 'sizes must be >= 0'],
+    ]),
   'open-interest': (d) => {
     const parts = parseOsi(String(d.osi));
     return first([
@@ -62,7 +75,10 @@ const DOMAIN: Record<string, DomainCheck> = {
       ticker(d),
       [(d.openInterest as number) >= 0, 'openInterest must be >= 0'],
       [DATE.test(String(d.sessionDate)), 'sessionDate must be yyyy-MM-dd'],
-      [!parts || (parts.expiration === d.expirationDate && parts.strike === d.strikePrice && parts.right === d.contractType), 'expirationDate, strikePrice and contractType must match the osi'],
+      [
+        !parts || (parts.expiration === d.expirationDate && parts.strike === d.strikePrice && parts.right === d.contractType),
+        'expirationDate, strikePrice and contractType must match the osi',
+      ],
     ]);
   },
   'option-print': (d) =>
@@ -88,7 +104,11 @@ const DOMAIN: Record<string, DomainCheck> = {
       ...nbbo(d),
     ]),
   'exchange-notification': (d) =>
-    first([ticker(d), [isNotificationType(d.type), `type: ${JSON.stringify(d.type)} is not one of the 36 notification types`], [epochMs(d.time), 'time must be epoch-ms']]),
+    first([
+      ticker(d),
+      [isNotificationType(d.type), `type: ${JSON.stringify(d.type)} is not one of the 36 notification types`],
+      [epochMs(d.time), 'time must be epoch-ms'],
+    ]),
   news: (d) => {
     if (!Number.isSafeInteger(d.id) || (d.id as number) < 0) return 'id must be a non-negative integer';
     if (!Number.isSafeInteger(d.publishedTime) || (d.publishedTime as number) < 0) return 'publishedTime must be epoch-ms (a non-negative integer)';
@@ -116,7 +136,13 @@ export function validateEvent(envelope: unknown): Validated {
   if (Object.keys(rest).length) return { ok: false, reason: `unexpected field(s) ${Object.keys(rest).join(', ')} beside type and data` };
   if (typeof type !== 'string') return { ok: false, reason: 'type must be a string' };
   const spec = topicFor(type);
-  if (!spec || spec.internal || spec.derived) return { ok: false, reason: `unknown event type ${JSON.stringify(type)} (known: ${TOPICS.filter((t) => !t.internal && !t.derived).map((t) => t.eventType).join(', ')})` };
+  if (!spec || spec.internal || spec.derived)
+    return {
+      ok: false,
+      reason: `unknown event type ${JSON.stringify(type)} (known: ${TOPICS.filter((t) => !t.internal && !t.derived)
+        .map((t) => t.eventType)
+        .join(', ')})`,
+    };
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, reason: 'data must be an object' };
   const t = avroTypeOf(spec);
   // Fill schema defaults (e.g. body: null) so a minimal line is accepted like the registry would.

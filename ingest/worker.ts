@@ -78,7 +78,8 @@ async function main(): Promise<void> {
     new Worker(INGEST_QUEUE, run, { ...opts, concurrency: Number(process.env.MDQ_INGEST_CONCURRENCY ?? 1) }),
     new Worker(LIVE_QUEUE, run, { ...opts, concurrency: 4 }),
   ];
-  for (const w of workers) w.on('failed', (job, err) => log.warn({ job: job?.id, name: job?.name, err: err.message }, 'job failed (will retry if attempts remain)'));
+  for (const w of workers)
+    w.on('failed', (job, err) => log.warn({ job: job?.id, name: job?.name, err: err.message }, 'job failed (will retry if attempts remain)'));
   log.info('ingest worker ready');
 
   await new Promise<void>((resolve) => {

@@ -31,7 +31,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a TCP port, got ${env.PORT}`);
   return {
-    kafkaBrokers: required('KAFKA_BROKERS', env).split(',').map((s) => s.trim()).filter(Boolean),
+    kafkaBrokers: required('KAFKA_BROKERS', env)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     schemaRegistryUrl: required('SCHEMA_REGISTRY_URL', env).replace(/\/+$/, ''),
     redisUrl: required('REDIS_URL', env),
     viewsRedisUrl: env.VIEWS_REDIS_URL || required('REDIS_URL', env),
@@ -56,7 +59,13 @@ export function numberVar(name: string, fallback: number, rule: string, valid: (
 
 /** The usual case: a positive integer of at most `max`. */
 export function positiveIntVar(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env, max = Number.MAX_SAFE_INTEGER): number {
-  return numberVar(name, fallback, max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`, (v) => Number.isSafeInteger(v) && v >= 1 && v <= max, env);
+  return numberVar(
+    name,
+    fallback,
+    max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from 1 to ${max}`,
+    (v) => Number.isSafeInteger(v) && v >= 1 && v <= max,
+    env,
+  );
 }
 
 /** A TCP port (0 = any free one). */

@@ -138,7 +138,12 @@ const PROBLEM_SCHEMA: JsonSchema = {
     errors: {
       type: 'array',
       description: 'Validation problems: every fault found.',
-      items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } }, additionalProperties: false },
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string' }, message: { type: 'string' } },
+        additionalProperties: false,
+      },
     },
     checks: { type: 'object', description: 'NotReady only: the readiness checks and their outcome.' },
   },
@@ -201,11 +206,17 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
         responses: {
           '200': {
             description: 'The result.',
-            headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') },
+            headers: {
+              'X-Request-Id': ref('headers', 'X-Request-Id'),
+              RateLimit: ref('headers', 'RateLimit'),
+              'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
+            },
             content: {
               'application/json': {
                 schema: ref('schemas', `${name}Response`),
-                examples: Object.fromEntries(examples.filter(([, e]) => e.response !== undefined).map(([k, e]) => [k, { summary: e.summary, value: e.response }])),
+                examples: Object.fromEntries(
+                  examples.filter(([, e]) => e.response !== undefined).map(([k, e]) => [k, { summary: e.summary, value: e.response }]),
+                ),
               },
             },
           },
@@ -230,10 +241,25 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     },
   };
   paths['/docs'] = {
-    get: { ...open, operationId: 'apiReference', summary: 'Interactive API reference (Swagger UI, served locally)', tags: ['reference'], responses: { '200': html('The reference page.'), ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']) } },
+    get: {
+      ...open,
+      operationId: 'apiReference',
+      summary: 'Interactive API reference (Swagger UI, served locally)',
+      tags: ['reference'],
+      responses: { '200': html('The reference page.'), ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']) },
+    },
   };
   paths['/docs/init.js'] = {
-    get: { ...open, operationId: 'apiReferenceScript', summary: 'Start-up script of the reference page', tags: ['reference'], responses: { '200': { description: 'JavaScript.', content: { 'text/javascript': { schema: { type: 'string' } } } }, ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']) } },
+    get: {
+      ...open,
+      operationId: 'apiReferenceScript',
+      summary: 'Start-up script of the reference page',
+      tags: ['reference'],
+      responses: {
+        '200': { description: 'JavaScript.', content: { 'text/javascript': { schema: { type: 'string' } } } },
+        ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']),
+      },
+    },
   };
   paths['/docs/assets/{file}'] = {
     get: {
@@ -242,11 +268,20 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       summary: 'Swagger UI files of the reference page, served from the swagger-ui-dist package',
       tags: ['reference'],
       parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(DOC_ASSETS) } }],
-      responses: { '200': { description: 'The file.', content: { '*/*': { schema: { type: 'string', contentEncoding: 'binary' } } } }, ...problemResponses(['NotFound', 'QuotaExceeded', 'ServiceUnavailable']) },
+      responses: {
+        '200': { description: 'The file.', content: { '*/*': { schema: { type: 'string', contentEncoding: 'binary' } } } },
+        ...problemResponses(['NotFound', 'QuotaExceeded', 'ServiceUnavailable']),
+      },
     },
   };
   paths['/docs/problems'] = {
-    get: { ...open, operationId: 'problemTypes', summary: 'Every problem type', tags: ['reference'], responses: { '200': html('The list.'), ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']) } },
+    get: {
+      ...open,
+      operationId: 'problemTypes',
+      summary: 'Every problem type',
+      tags: ['reference'],
+      responses: { '200': html('The list.'), ...problemResponses(['QuotaExceeded', 'ServiceUnavailable']) },
+    },
   };
   paths['/docs/problems/{type}'] = {
     get: {
@@ -254,7 +289,9 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       operationId: 'problemType',
       summary: 'Documentation of one problem type (the target of a problem `type` URI)',
       tags: ['reference'],
-      parameters: [{ name: 'type', in: 'path', required: true, schema: { type: 'string', enum: (Object.keys(PROBLEM_TYPES) as ProblemCode[]).map(problemSlug) } }],
+      parameters: [
+        { name: 'type', in: 'path', required: true, schema: { type: 'string', enum: (Object.keys(PROBLEM_TYPES) as ProblemCode[]).map(problemSlug) } },
+      ],
       responses: { '200': html('The problem type.'), ...problemResponses(['NotFound', 'QuotaExceeded', 'ServiceUnavailable']) },
     },
   };
@@ -264,7 +301,14 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       operationId: 'liveness',
       summary: 'Liveness: the process answers (independent of Redis)',
       tags: ['operations'],
-      responses: { '200': { description: 'Alive.', content: { 'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] }, example: { status: 'ok' } } } } },
+      responses: {
+        '200': {
+          description: 'Alive.',
+          content: {
+            'application/json': { schema: { type: 'object', properties: { status: { const: 'ok' } }, required: ['status'] }, example: { status: 'ok' } },
+          },
+        },
+      },
     },
   };
   paths['/readyz'] = {
@@ -274,7 +318,10 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       summary: 'Readiness: Redis reachable and every view this process serves built',
       tags: ['operations'],
       responses: {
-        '200': { description: 'Ready.', content: { 'application/json': { schema: ref('schemas', 'Readiness'), example: { status: 'ready', checks: { redis: 'ok', views: { news: 1 } } } } } },
+        '200': {
+          description: 'Ready.',
+          content: { 'application/json': { schema: ref('schemas', 'Readiness'), example: { status: 'ready', checks: { redis: 'ok', views: { news: 1 } } } } },
+        },
         '503': ref('responses', 'NotReady'),
       },
     },
@@ -291,7 +338,12 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
 
   return {
     openapi: '3.1.0',
-    info: { title: 'Market Data Query Service', version: o.version, summary: 'US options, equities and news market data, read-only.', description: describeApi(o.quota) },
+    info: {
+      title: 'Market Data Query Service',
+      version: o.version,
+      summary: 'US options, equities and news market data, read-only.',
+      description: describeApi(o.quota),
+    },
     servers: [{ url: '/', description: 'This server' }],
     security: [{ bearerAuth: [] }],
     tags: [
@@ -302,7 +354,12 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'mdq_ + 31 base62 characters', description: 'The API key, e.g. `Authorization: Bearer mdq_…`. Created with `npm run keys -- create`.' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'mdq_ + 31 base62 characters',
+          description: 'The API key, e.g. `Authorization: Bearer mdq_…`. Created with `npm run keys -- create`.',
+        },
       },
       schemas,
       parameters: {
@@ -316,8 +373,16 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       },
       headers: {
         'X-Request-Id': { description: 'The request id (yours when you sent a valid one).', schema: { type: 'string' } },
-        RateLimit: { description: 'Remaining quota (draft-ietf-httpapi-ratelimit-headers-08): r = requests left, t = seconds until the window resets.', schema: { type: 'string' }, example: `"per-user"; r=${o.quota.perUser - 1}; t=${o.quota.windowMs / 1000}` },
-        'RateLimit-Policy': { description: 'The quota policy: q = requests per window, w = window seconds, pk = opaque partition key.', schema: { type: 'string' }, example: `"per-user"; q=${o.quota.perUser}; w=${o.quota.windowMs / 1000}; pk=:ZDYxMDFiMzg4NmQ3:` },
+        RateLimit: {
+          description: 'Remaining quota (draft-ietf-httpapi-ratelimit-headers-08): r = requests left, t = seconds until the window resets.',
+          schema: { type: 'string' },
+          example: `"per-user"; r=${o.quota.perUser - 1}; t=${o.quota.windowMs / 1000}`,
+        },
+        'RateLimit-Policy': {
+          description: 'The quota policy: q = requests per window, w = window seconds, pk = opaque partition key.',
+          schema: { type: 'string' },
+          example: `"per-user"; q=${o.quota.perUser}; w=${o.quota.windowMs / 1000}; pk=:ZDYxMDFiMzg4NmQ3:`,
+        },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } },
         'WWW-Authenticate': { description: 'The authentication scheme: Bearer.', schema: { type: 'string' }, example: 'Bearer realm="mdq"' },
         Allow: { description: 'The methods this path accepts.', schema: { type: 'string' }, example: 'POST' },

@@ -20,7 +20,8 @@ import { OPENAPI_PATH } from './openapi';
 
 const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 /** Swagger UI uses inline styles and data: images; scripts, requests and everything else: this origin only. */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
@@ -82,9 +83,15 @@ function problemTypePage(code: ProblemCode): string {
 
 function problemIndexPage(): string {
   const rows = (Object.keys(PROBLEM_TYPES) as ProblemCode[])
-    .map((c) => `<tr><td><a href="${esc(problemTypeUri(c))}">${esc(problemSlug(c))}</a></td><td>${PROBLEM_TYPES[c].status}</td><td><code>${PROBLEM_TYPES[c].category}</code></td><td>${esc(PROBLEM_TYPES[c].title)}</td></tr>`)
+    .map(
+      (c) =>
+        `<tr><td><a href="${esc(problemTypeUri(c))}">${esc(problemSlug(c))}</a></td><td>${PROBLEM_TYPES[c].status}</td><td><code>${PROBLEM_TYPES[c].category}</code></td><td>${esc(PROBLEM_TYPES[c].title)}</td></tr>`,
+    )
     .join('\n');
-  return problemPage('Problem types', `<h1>Problem types</h1><p>Every error of the API is an <code>application/problem+json</code> body (RFC 9457) whose <code>type</code> is one of these.</p><table><tr><th>type</th><th>status</th><th>category</th><th>title</th></tr>${rows}</table>`);
+  return problemPage(
+    'Problem types',
+    `<h1>Problem types</h1><p>Every error of the API is an <code>application/problem+json</code> body (RFC 9457) whose <code>type</code> is one of these.</p><table><tr><th>type</th><th>status</th><th>category</th><th>title</th></tr>${rows}</table>`,
+  );
 }
 
 function html(res: Response, page: string): void {

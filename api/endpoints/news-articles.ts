@@ -66,7 +66,8 @@ const MAX_SIZE = 100;
 /** One row of the response; fields dropped by includes/excludes are absent, body is always there. */
 const NEWS_ROW_SCHEMA = {
   type: 'object',
-  description: 'A news article (spec "News article row"). Fields dropped by includes/excludes are absent; body is always present, null unless includeBody is true.',
+  description:
+    'A news article (spec "News article row"). Fields dropped by includes/excludes are absent; body is always present, null unless includeBody is true.',
   required: ['body'],
   additionalProperties: false,
   properties: {
@@ -104,14 +105,19 @@ export const newsArticles: EndpointDef = {
       size: fragments.size(MAX_SIZE),
       searchAfter: fragments.searchAfter,
       includeBody: { type: 'boolean', default: false, description: 'Populate body on every row.' },
-      includes: { ...fragments.projectionList, description: 'Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes.' },
+      includes: {
+        ...fragments.projectionList,
+        description: 'Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes.',
+      },
       excludes: { ...fragments.projectionList, description: 'Drop these fields (same names as includes).' },
       filter: {
         ...fragments.filter,
         properties: {
           tickers: stringOrList('Ticker or tickers (alias ticker); OR-combined.'),
           topics: stringOrList('Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined.'),
-          sentiments: stringOrList('Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments.'),
+          sentiments: stringOrList(
+            'Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments.',
+          ),
         },
       },
       filterExpression: fragments.filterExpression,

@@ -5,10 +5,13 @@ import { COMMON_EXAMPLES, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, 
 
 const MAX_SIZE = 100;
 
-export const CONSOLIDATED_RESPONSE = tapeResponse('One consolidated trade (spec "Consolidated option trade row"). Fields dropped by includes/excludes are absent.', {
-  ...ROW_PROPERTIES,
-  ...CONSOLIDATED_ONLY_PROPERTIES,
-});
+export const CONSOLIDATED_RESPONSE = tapeResponse(
+  'One consolidated trade (spec "Consolidated option trade row"). Fields dropped by includes/excludes are absent.',
+  {
+    ...ROW_PROPERTIES,
+    ...CONSOLIDATED_ONLY_PROPERTIES,
+  },
+);
 
 const PROJECTABLE = CONSOLIDATED_FIELDS.fields.filter((f) => f.projectable).map((f) => f.name);
 
@@ -22,7 +25,11 @@ export const orderFlowConsolidated: EndpointDef = {
   requestSchema: requestSchema(
     MAX_SIZE,
     filterSchema({
-      tradeConsolidationTypes: { type: ['string', 'array'], items: { type: 'string' }, description: 'SWEEP, BLOCK, SPLIT, SINGLE (alias tradeConsolidationType).' },
+      tradeConsolidationTypes: {
+        type: ['string', 'array'],
+        items: { type: 'string' },
+        description: 'SWEEP, BLOCK, SPLIT, SINGLE (alias tradeConsolidationType).',
+      },
       isGoldenSweep: { type: ['boolean', 'null'] },
     }),
     { includeComprisingTrades: { type: 'boolean', default: false, description: 'Nest the prints of each trade as comprisingTrades.' } },

@@ -13,7 +13,14 @@ import { parseProjection, project } from '../request/projection';
 import { parseSort } from '../request/sort';
 import { parseSessionSelector, sessionsOverlapping } from '../request/time';
 import { fragments, type JsonSchema } from '../request/validate';
-import { OrderFlowHints, orderFlowSessions, orderFlowStamp, readComprisingTrades, readOrderFlowPage, readOrderFlowStatistics } from '../views/order-flow-reader';
+import {
+  OrderFlowHints,
+  orderFlowSessions,
+  orderFlowStamp,
+  readComprisingTrades,
+  readOrderFlowPage,
+  readOrderFlowStatistics,
+} from '../views/order-flow-reader';
 
 /**
  * What the consolidated and unconsolidated order-flow endpoints share: the request (session
@@ -33,7 +40,12 @@ export interface TapeOptions<Row extends OrderFlowRow> {
 
 const CURSOR_ROW_KEY = /^\d{2}[0-9a-z]{8}$/;
 
-const INDEXED_RANGE_FILTERS: Record<string, IndexedSort> = { premiumRange: 'PREMIUM', sizeRange: 'SIZE', volumeRange: 'VOLUME', strikePriceRange: 'STRIKE_PRICE' };
+const INDEXED_RANGE_FILTERS: Record<string, IndexedSort> = {
+  premiumRange: 'PREMIUM',
+  sizeRange: 'SIZE',
+  volumeRange: 'VOLUME',
+  strikePriceRange: 'STRIKE_PRICE',
+};
 
 /** The parts of the filter object that let the reader pick a narrower index (it still tests every row). */
 function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
@@ -43,7 +55,11 @@ function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
   const osi = filter.values.get('osi');
   if (Array.isArray(osi)) hints.osi = osi[0] as string;
   if (filter.values.get('isUnusual') === true) hints.unusualOnly = true;
-  for (const [key, hint] of [['contractTypes', 'contractTypes'], ['tradeSideCodes', 'tradeSides'], ['sectors', 'sectors']] as const) {
+  for (const [key, hint] of [
+    ['contractTypes', 'contractTypes'],
+    ['tradeSideCodes', 'tradeSides'],
+    ['sectors', 'sectors'],
+  ] as const) {
     const v = filter.values.get(key);
     if (Array.isArray(v)) hints[hint] = v as string[];
   }
@@ -122,11 +138,20 @@ export async function tapeStamp(view: string, ctx: EndpointContext): Promise<str
   return version === null ? null : orderFlowStamp(ctx.redis, ctx.keyPrefix, view, version);
 }
 
-export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body: Record<string, unknown>, ctx: EndpointContext): Promise<Record<string, unknown>> {
+export async function answer<Row extends OrderFlowRow>(
+  o: TapeOptions<Row>,
+  body: Record<string, unknown>,
+  ctx: EndpointContext,
+): Promise<Record<string, unknown>> {
   const selector = parseSessionSelector(body);
   const size = parseSize(body.size, o.maxSize);
   const sort = parseSort(body.sort, o.fields, { field: 'TRADE_TIME', descending: true });
-  const kind = sort.field.type === 'boolean' ? 'boolean' : sort.field.type === 'integer' || sort.field.type === 'number' || sort.field.type === 'time' ? 'number' : 'string';
+  const kind =
+    sort.field.type === 'boolean'
+      ? 'boolean'
+      : sort.field.type === 'integer' || sort.field.type === 'number' || sort.field.type === 'time'
+        ? 'number'
+        : 'string';
   const cursor = decodeCursor(
     body.searchAfter,
     (s) => (isSortKeyOf(kind, s) ? s : null),
@@ -144,8 +169,11 @@ export async function answer<Row extends OrderFlowRow>(o: TapeOptions<Row>, body
   const version = await ctx.views.version(o.view);
   // The sessions the view holds are read only when the selector needs them (not for a sessionDate).
   const held =
-    version === null || selector.kind === 'session' ? [] : await ctx.views.list(`${o.view}:${version}:sessions`, () => orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version));
-  const sessions = selector.kind === 'session' ? [selector.sessionDate] : selector.kind === 'window' ? sessionsOverlapping(selector.window, held) : held.slice(-1);
+    version === null || selector.kind === 'session'
+      ? []
+      : await ctx.views.list(`${o.view}:${version}:sessions`, () => orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version));
+  const sessions =
+    selector.kind === 'session' ? [selector.sessionDate] : selector.kind === 'window' ? sessionsOverlapping(selector.window, held) : held.slice(-1);
   if (version === null || sessions.length === 0) return wantStatistics ? { data: [], statistics: emptyStatistics() } : { data: [] };
 
   // Whole sessions filtered at most by ticker: statistics come from the view's counters.
@@ -196,7 +224,11 @@ export function filterSchema(extra: Record<string, JsonSchema>): JsonSchema {
       industries: stringOrList('Industry(ies) (alias industry); case and separators ignored, a double underscore equals a single one.'),
       contractTypes: stringOrList('CALL and/or PUT (alias contractType).'),
       moneyTypes: stringOrList('ATM, ITM, OTM (alias moneyType); ATM is within 0.5 % of the strike.'),
-      strikePrices: { type: ['number', 'array'], items: { type: 'number' }, description: 'Exact strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.' },
+      strikePrices: {
+        type: ['number', 'array'],
+        items: { type: 'number' },
+        description: 'Exact strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.',
+      },
       strikePriceRange: range('Strike price range in dollars'),
       expirationDates: stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
       expirationDateRange: {
@@ -225,20 +257,32 @@ export function requestSchema(maxSize: number, filter: JsonSchema, extra: Record
     type: 'object',
     additionalProperties: false,
     properties: {
-      sessionDate: { type: 'string', format: 'date', description: 'Trading session (yyyy-MM-dd). Exclusive with timeRange. Neither: the latest session with data (the live one during market hours).' },
+      sessionDate: {
+        type: 'string',
+        format: 'date',
+        description: 'Trading session (yyyy-MM-dd). Exclusive with timeRange. Neither: the latest session with data (the live one during market hours).',
+      },
       timeRange: fragments.timeRange,
       size: fragments.size(maxSize),
       sort: {
         type: 'object',
-        description: 'Order of the rows: any filterable field, ASCENDING or DESCENDING (default tradeTime DESCENDING); ties are ordered by row, so cursor walks are exact.',
+        description:
+          'Order of the rows: any filterable field, ASCENDING or DESCENDING (default tradeTime DESCENDING); ties are ordered by row, so cursor walks are exact.',
         properties: { field: { type: 'string' }, direction: { type: 'string' } },
       },
       searchAfter: fragments.searchAfter,
-      includes: { ...fragments.projectionList, description: `Keep only these fields: ${projectable.join(', ')}. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes.` },
+      includes: {
+        ...fragments.projectionList,
+        description: `Keep only these fields: ${projectable.join(', ')}. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes.`,
+      },
       excludes: { ...fragments.projectionList, description: 'Drop these fields (same names as includes).' },
       filter,
       filterExpression: fragments.filterExpression,
-      includeStatistics: { type: 'boolean', default: false, description: 'Add `statistics` (premium, tradeCount, volume per contract type and trade side over every matching row) to the first page.' },
+      includeStatistics: {
+        type: 'boolean',
+        default: false,
+        description: 'Add `statistics` (premium, tradeCount, volume per contract type and trade side over every matching row) to the first page.',
+      },
       ...extra,
     },
   };
@@ -247,7 +291,8 @@ export function requestSchema(maxSize: number, filter: JsonSchema, extra: Record
 const numberOrNull = { type: ['number', 'null'] };
 const GREEKS_SCHEMA = {
   type: ['object', 'null'],
-  description: 'Black-Scholes-Merton greeks at the implied volatility (null when no volatility fits): delta; gamma per $1; theta per calendar day; vega per volatility point; rho per 1 % rate; charm per day; vanna per volatility point.',
+  description:
+    'Black-Scholes-Merton greeks at the implied volatility (null when no volatility fits): delta; gamma per $1; theta per calendar day; vega per volatility point; rho per 1 % rate; charm per day; vanna per volatility point.',
   required: ['delta', 'gamma', 'theta', 'vega', 'rho', 'charm', 'vanna'],
   additionalProperties: false,
   properties: Object.fromEntries(['delta', 'gamma', 'theta', 'vega', 'rho', 'charm', 'vanna'].map((g) => [g, { type: 'number' }])),
@@ -256,7 +301,11 @@ const MONEYNESS_SCHEMA = {
   type: 'object',
   required: ['degree', 'degreeInPercent', 'moneyType'],
   additionalProperties: false,
-  properties: { degree: { type: 'number', description: '(S-K)/K for calls, (K-S)/K for puts; positive in the money.' }, degreeInPercent: { type: 'number' }, moneyType: { enum: [...MONEY_TYPES] } },
+  properties: {
+    degree: { type: 'number', description: '(S-K)/K for calls, (K-S)/K for puts; positive in the money.' },
+    degreeInPercent: { type: 'number' },
+    moneyType: { enum: [...MONEY_TYPES] },
+  },
 };
 
 export const COMPRISING_TRADE_SCHEMA = {
@@ -323,7 +372,12 @@ const SIDE_STATS = {
   additionalProperties: false,
   properties: { premium: { type: 'number', description: 'dollars' }, tradeCount: { type: 'integer' }, volume: { type: 'integer', description: 'contracts' } },
 };
-const PER_SIDE = { type: 'object', required: [...TRADE_SIDES], additionalProperties: false, properties: Object.fromEntries(TRADE_SIDES.map((s) => [s, SIDE_STATS])) };
+const PER_SIDE = {
+  type: 'object',
+  required: [...TRADE_SIDES],
+  additionalProperties: false,
+  properties: Object.fromEntries(TRADE_SIDES.map((s) => [s, SIDE_STATS])),
+};
 export const STATISTICS_SCHEMA = {
   type: 'object',
   description: 'Over every row matching the request (not just the page), per contract type then trade side; every type and side is present.',
@@ -339,7 +393,9 @@ export function responseSchema(row: JsonSchema): JsonSchema {
     additionalProperties: false,
     properties: {
       data: { type: 'array', items: row },
-      nextSearchAfter: fragments.nextSearchAfter('Cursor of the next page (opaque: sort key and row key); pass it back unchanged as searchAfter. Absent on the last page.'),
+      nextSearchAfter: fragments.nextSearchAfter(
+        'Cursor of the next page (opaque: sort key and row key); pass it back unchanged as searchAfter. Absent on the last page.',
+      ),
       statistics: STATISTICS_SCHEMA,
     },
   };
@@ -364,7 +420,13 @@ export const COMMON_EXAMPLES: Record<string, EndpointExample> = {
       filterExpression: {
         conjunction: 'OR',
         filters: [
-          { conjunction: 'AND', filters: [{ field: 'CONTRACT_TYPE', operation: '=', value: 'CALL' }, { field: 'DTE', operation: '<', value: 2 }] },
+          {
+            conjunction: 'AND',
+            filters: [
+              { field: 'CONTRACT_TYPE', operation: '=', value: 'CALL' },
+              { field: 'DTE', operation: '<', value: 2 },
+            ],
+          },
           { field: 'DELTA', operation: '<=', value: -0.8 },
         ],
       },

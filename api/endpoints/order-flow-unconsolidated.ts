@@ -20,12 +20,20 @@ export const orderFlowUnconsolidated: EndpointDef = {
     'One row per option print, newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags and `osi` (one contract), or a filterExpression over any filterable field (greeks by member: DELTA, GAMMA, ...; moneyness by MONEY_TYPE, DEGREE, DEGREE_IN_PERCENT). `includeStatistics` adds per contract type and trade side totals on the first page. Page with `searchAfter` = the previous `nextSearchAfter`; its absence marks the last page.',
   kind: 'table',
   views: [ORDER_FLOW_PRINTS_VIEW],
-  requestSchema: requestSchema(MAX_SIZE, filterSchema({ osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000".' } }), {}, PROJECTABLE),
+  requestSchema: requestSchema(
+    MAX_SIZE,
+    filterSchema({ osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000".' } }),
+    {},
+    PROJECTABLE,
+  ),
   responseSchema: UNCONSOLIDATED_RESPONSE.schema,
   serialize: UNCONSOLIDATED_RESPONSE.serialize,
   examples: {
     ...COMMON_EXAMPLES,
-    contract: { summary: 'One contract’s tape, oldest first, 1,000 rows a page', request: { size: 1000, sort: { field: 'tradeTime', direction: 'ASCENDING' }, filter: { osi: 'SPY   261218C00450000' } } },
+    contract: {
+      summary: 'One contract’s tape, oldest first, 1,000 rows a page',
+      request: { size: 1000, sort: { field: 'tradeTime', direction: 'ASCENDING' }, filter: { osi: 'SPY   261218C00450000' } },
+    },
   },
   cacheStamp: (ctx) => tapeStamp(ORDER_FLOW_PRINTS_VIEW, ctx),
   handle: (body, ctx) => answer({ view: ORDER_FLOW_PRINTS_VIEW, fields: UNCONSOLIDATED_FIELDS, filters: UNCONSOLIDATED_FILTERS, maxSize: MAX_SIZE }, body, ctx),

@@ -24,7 +24,12 @@ export class HttpMetrics {
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     });
-    this.problems = new Counter({ name: 'mdq_problems_total', help: 'Problem responses, by problem type (its code) and status', labelNames: ['type', 'status'], registers: [registry] });
+    this.problems = new Counter({
+      name: 'mdq_problems_total',
+      help: 'Problem responses, by problem type (its code) and status',
+      labelNames: ['type', 'status'],
+      registers: [registry],
+    });
   }
 
   middleware() {

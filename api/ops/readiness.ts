@@ -48,7 +48,11 @@ export class ReadinessCheck {
         views[v] = version === null ? 'missing' : Number(version);
       });
       if (missing.length) {
-        return { ready: false, reason: `view${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not built yet (no served version; is the projector running?)`, checks: { redis: 'ok', views } };
+        return {
+          ready: false,
+          reason: `view${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not built yet (no served version; is the projector running?)`,
+          checks: { redis: 'ok', views },
+        };
       }
       return { ready: true, checks: { redis: 'ok', views } };
     } catch {

@@ -65,6 +65,9 @@ export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onPro
     }
     o.onProblem(problem, req);
     for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);
-    res.status(problem.status).type('application/problem+json').send(JSON.stringify(problem.body(req.requestId)));
+    res
+      .status(problem.status)
+      .type('application/problem+json')
+      .send(JSON.stringify(problem.body(req.requestId)));
   };
 }

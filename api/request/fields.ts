@@ -63,7 +63,10 @@ export class FieldSet<Row> {
     if (typeof name !== 'string' || !name.trim()) throw invalid(path, 'must be a field name (string)');
     const f = this.lookup(name);
     if (!f || !f.filterable) {
-      const known = this.fields.filter((x) => x.filterable).map((x) => x.name).join(', ');
+      const known = this.fields
+        .filter((x) => x.filterable)
+        .map((x) => x.name)
+        .join(', ');
       throw invalid(path, `'${name}' is not a filterable field of this endpoint (filterable: ${known})`);
     }
     return f;
@@ -110,7 +113,8 @@ export function parseFieldValue<Row>(f: FieldDef<Row>, raw: unknown, path: strin
       return v;
     }
     case 'text': {
-      if (typeof raw !== 'string' || raw.length === 0 || raw.length > 1000) throw invalid(path, `${f.name} takes a non-empty string of at most 1000 characters`);
+      if (typeof raw !== 'string' || raw.length === 0 || raw.length > 1000)
+        throw invalid(path, `${f.name} takes a non-empty string of at most 1000 characters`);
       return raw.toLowerCase();
     }
     case 'boolean': {
@@ -137,7 +141,14 @@ function preview(v: unknown, depth: number): string {
     return s === undefined ? String(v) : s;
   }
   if (depth === 0) return Array.isArray(v) ? '[...]' : '{...}';
-  if (Array.isArray(v)) return `[${v.slice(0, 5).map((x) => preview(x, depth - 1)).join(',')}${v.length > 5 ? ',...' : ''}]`;
+  if (Array.isArray(v))
+    return `[${v
+      .slice(0, 5)
+      .map((x) => preview(x, depth - 1))
+      .join(',')}${v.length > 5 ? ',...' : ''}]`;
   const entries = Object.entries(v);
-  return `{${entries.slice(0, 5).map(([k, x]) => `${JSON.stringify(k)}:${preview(x, depth - 1)}`).join(',')}${entries.length > 5 ? ',...' : ''}}`;
+  return `{${entries
+    .slice(0, 5)
+    .map(([k, x]) => `${JSON.stringify(k)}:${preview(x, depth - 1)}`)
+    .join(',')}${entries.length > 5 ? ',...' : ''}}`;
 }

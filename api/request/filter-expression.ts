@@ -32,7 +32,10 @@ export function parseOp(raw: unknown, path: string): Op {
     const op = OPS.get(t) ?? OPS.get(normalizeName(t));
     if (op) return op;
   }
-  throw invalid(path, `${show(raw)} is not an operation (use =, !=, <, <=, >, >= or EQ, NEQ, LT, LTE, GT, GTE or EQUALS, DOES_NOT_EQUAL, LESS_THAN, LESS_THAN_OR_EQUAL_TO, GREATER_THAN, GREATER_THAN_OR_EQUAL_TO)`);
+  throw invalid(
+    path,
+    `${show(raw)} is not an operation (use =, !=, <, <=, >, >= or EQ, NEQ, LT, LTE, GT, GTE or EQUALS, DOES_NOT_EQUAL, LESS_THAN, LESS_THAN_OR_EQUAL_TO, GREATER_THAN, GREATER_THAN_OR_EQUAL_TO)`,
+  );
 }
 
 /** A resolved comparison: the unit both the filter object and the expression compile to. */
@@ -64,7 +67,10 @@ function compare<Row>(f: FieldDef<Row>, a: Scalar, b: Scalar): number {
 }
 
 function matchOne<Row>(f: FieldDef<Row>, actual: Scalar, op: Op, want: Scalar): boolean {
-  if (f.type === 'text') return String(actual).toLowerCase().includes(want as string);
+  if (f.type === 'text')
+    return String(actual)
+      .toLowerCase()
+      .includes(want as string);
   if (op === 'EQ') return actual === want;
   const c = compare(f, actual, want);
   switch (op) {

@@ -104,7 +104,8 @@ export function parseFilterObject<Row>(
     out.terms.set(p.key, terms);
   }
   for (const [a, b] of exclusive) {
-    if (seen.has(a) && seen.has(b)) throw invalid(`filter.${seen.get(b)}`, `cannot be combined with filter.${seen.get(a)} (a single value and a range are mutually exclusive)`);
+    if (seen.has(a) && seen.has(b))
+      throw invalid(`filter.${seen.get(b)}`, `cannot be combined with filter.${seen.get(a)} (a single value and a range are mutually exclusive)`);
   }
   return out;
 }

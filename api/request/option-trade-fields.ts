@@ -50,8 +50,16 @@ const num = (name: string, responseKey: string, get: (r: R) => number | null, ex
   get,
   ...extra,
 });
-const int = (name: string, responseKey: string, get: (r: R) => number, extra: Partial<FieldDef<R>> = {}): FieldDef<R> => num(name, responseKey, get, { type: 'integer', ...extra });
-const bool = (name: string, responseKey: string, get: (r: R) => boolean): FieldDef<R> => ({ name, type: 'boolean', filterable: true, projectable: true, responseKey, get });
+const int = (name: string, responseKey: string, get: (r: R) => number, extra: Partial<FieldDef<R>> = {}): FieldDef<R> =>
+  num(name, responseKey, get, { type: 'integer', ...extra });
+const bool = (name: string, responseKey: string, get: (r: R) => boolean): FieldDef<R> => ({
+  name,
+  type: 'boolean',
+  filterable: true,
+  projectable: true,
+  responseKey,
+  get,
+});
 const enumField = (name: string, aliases: string[], lookup: EnumLookup, responseKey: string | undefined, get: (r: R) => string): FieldDef<R> => ({
   name,
   aliases,
@@ -62,13 +70,22 @@ const enumField = (name: string, aliases: string[], lookup: EnumLookup, response
   responseKey,
   get,
 });
-const greek = (name: keyof NonNullable<R['greeks']>) => num(name.toUpperCase(), 'greeks', (r) => r.greeks?.[name] ?? null, { projectable: false, responseKey: undefined });
+const greek = (name: keyof NonNullable<R['greeks']>) =>
+  num(name.toUpperCase(), 'greeks', (r) => r.greeks?.[name] ?? null, { projectable: false, responseKey: undefined });
 
 const COMMON: FieldDef<R>[] = [
   { name: 'ID', type: 'symbol', parse: parseId, filterable: true, projectable: true, responseKey: 'id', get: (r) => r.id },
   { name: 'TICKER', aliases: ['TICKERS'], type: 'symbol', filterable: true, projectable: true, responseKey: 'ticker', get: (r) => r.ticker },
   enumField('CONTRACT_TYPE', ['CONTRACT_TYPES'], contractTypeLookup, 'contractType', (r) => r.contractType),
-  { name: 'EXPIRATION_DATE', aliases: ['EXPIRATION_DATES'], type: 'date', filterable: true, projectable: true, responseKey: 'expirationDate', get: (r) => r.expirationDate },
+  {
+    name: 'EXPIRATION_DATE',
+    aliases: ['EXPIRATION_DATES'],
+    type: 'date',
+    filterable: true,
+    projectable: true,
+    responseKey: 'expirationDate',
+    get: (r) => r.expirationDate,
+  },
   num('DTE', 'dte', (r) => r.dte),
   num('STRIKE_PRICE', 'strikePrice', (r) => r.strikePrice, { aliases: ['STRIKE_PRICES'] }),
   enumField('SECTOR', ['SECTORS'], sectorLookup, 'sector', (r) => r.sector),
@@ -115,7 +132,13 @@ export const UNCONSOLIDATED_FIELDS = new FieldSet<OrderFlowPrintRow>([
 
 export const CONSOLIDATED_FIELDS = new FieldSet<OrderFlowConsolidatedRow>([
   ...(COMMON as FieldDef<OrderFlowConsolidatedRow>[]),
-  enumField('TRADE_CONSOLIDATION_TYPE', ['TRADE_CONSOLIDATION_TYPES'], consolidationLookup, 'tradeConsolidationType', (r) => (r as OrderFlowConsolidatedRow).tradeConsolidationType) as FieldDef<OrderFlowConsolidatedRow>,
+  enumField(
+    'TRADE_CONSOLIDATION_TYPE',
+    ['TRADE_CONSOLIDATION_TYPES'],
+    consolidationLookup,
+    'tradeConsolidationType',
+    (r) => (r as OrderFlowConsolidatedRow).tradeConsolidationType,
+  ) as FieldDef<OrderFlowConsolidatedRow>,
   bool('IS_GOLDEN_SWEEP', 'isGoldenSweep', (r) => (r as OrderFlowConsolidatedRow).isGoldenSweep) as FieldDef<OrderFlowConsolidatedRow>,
   { name: 'COMPRISING_TRADES', type: 'number', filterable: false, projectable: true, responseKey: 'comprisingTrades', get: () => null },
 ]);

@@ -17,11 +17,7 @@ export function encodeCursor(sortValue: string | number, id: string | number): C
  * Validates searchAfter: null/absent means the first page. Each part is checked by the
  * endpoint's parser, so an edited or foreign cursor is a 400, never a silent wrong page.
  */
-export function decodeCursor<S, I>(
-  raw: unknown,
-  parseSort: (s: string) => S | null,
-  parseId: (s: string) => I | null,
-): { sort: S; id: I } | null {
+export function decodeCursor<S, I>(raw: unknown, parseSort: (s: string) => S | null, parseId: (s: string) => I | null): { sort: S; id: I } | null {
   if (raw === undefined || raw === null) return null;
   if (!Array.isArray(raw) || raw.length !== 2 || !raw.every((x) => typeof x === 'string')) {
     throw invalid('searchAfter', 'must be null or the two-string nextSearchAfter of a previous response');

@@ -67,7 +67,8 @@ export const PROBLEM_TYPES = {
     status: 500,
     category: 'internal',
     title: 'Internal error',
-    description: 'The request failed unexpectedly. It has been logged under the request id given in `instance`; quote it when reporting the problem. Retrying later may succeed.',
+    description:
+      'The request failed unexpectedly. It has been logged under the request id given in `instance`; quote it when reporting the problem. Retrying later may succeed.',
   },
   ServiceUnavailable: {
     status: 503,
@@ -79,14 +80,16 @@ export const PROBLEM_TYPES = {
     status: 503,
     category: 'unavailable',
     title: 'Not ready',
-    description: 'Readiness probe (/readyz): the process cannot serve yet, because the data store is unreachable or a view it serves has not been built. `detail` and `checks` name what is missing.',
+    description:
+      'Readiness probe (/readyz): the process cannot serve yet, because the data store is unreachable or a view it serves has not been built. `detail` and `checks` name what is missing.',
   },
   // The spec's data-unavailable and upstream errors, returned by endpoints of later issues.
   StockPriceNotFound: {
     status: 422,
     category: 'data-unavailable',
     title: 'Stock price not found',
-    description: 'No stock price exists for the ticker over the range (Dark Pool Levels) or session (Max Pain); `detail` names the ticker. Retrying unchanged does not help.',
+    description:
+      'No stock price exists for the ticker over the range (Dark Pool Levels) or session (Max Pain); `detail` names the ticker. Retrying unchanged does not help.',
   },
   EmptyOpenInterest: {
     status: 422,

@@ -99,9 +99,13 @@ export function createQuota(o: { redis: Redis; keyPrefix: string; settings: Quot
     handler: (req, _res, next) => {
       const s = retryAfterSeconds(req, settings.windowMs);
       next(
-        new Problem('QuotaExceeded', `The quota of ${settings.perUser} requests per ${settings.windowMs / 1000} s for user ${req.apiKey!.user} is used up; retry after ${s} s`, {
-          headers: { 'Retry-After': String(s) },
-        }),
+        new Problem(
+          'QuotaExceeded',
+          `The quota of ${settings.perUser} requests per ${settings.windowMs / 1000} s for user ${req.apiKey!.user} is used up; retry after ${s} s`,
+          {
+            headers: { 'Retry-After': String(s) },
+          },
+        ),
       );
     },
   });
@@ -115,9 +119,13 @@ export function createQuota(o: { redis: Redis; keyPrefix: string; settings: Quot
     handler: (req, _res, next) => {
       const s = retryAfterSeconds(req, settings.windowMs);
       next(
-        new Problem('QuotaExceeded', `Requests without a valid API key are limited to ${settings.perAddress} per ${settings.windowMs / 1000} s per client address (${req.ip}); retry after ${s} s`, {
-          headers: { 'Retry-After': String(s) },
-        }),
+        new Problem(
+          'QuotaExceeded',
+          `Requests without a valid API key are limited to ${settings.perAddress} per ${settings.windowMs / 1000} s per client address (${req.ip}); retry after ${s} s`,
+          {
+            headers: { 'Retry-After': String(s) },
+          },
+        ),
       );
     },
   });

@@ -18,7 +18,10 @@ const ajv = new Ajv2020({ allErrors: false, strict: true, allowUnionTypes: true 
 addFormats(ajv, ['date-time', 'date']);
 
 function fieldPath(e: ErrorObject): string {
-  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let path = '';
   for (const p of parts) path += /^\d+$/.test(p) ? `[${p}]` : path ? `.${p}` : p;
   if (e.keyword === 'additionalProperties') {

@@ -96,7 +96,6 @@ export interface OrderFlowPage<Row> {
   next: { sortKey: string; rowKey: string } | null;
 }
 
-
 /** Knobs for tests and diagnostics; endpoints pass none. */
 export interface OrderFlowReadOptions {
   /**
@@ -218,7 +217,8 @@ class Planner<Row extends OrderFlowRow> {
     if (combos) {
       const sources: LexSource[] = [];
       if (!emptyLexRange(t.min, t.max)) {
-        for (const d of this.q.sessions) for (const p of this.parts) for (const c of combos) sources.push({ partition: p, key: this.keys[p].combo(d, c), min: t.min, max: t.max, tag: d });
+        for (const d of this.q.sessions)
+          for (const p of this.parts) for (const c of combos) sources.push({ partition: p, key: this.keys[p].combo(d, c), min: t.min, max: t.max, tag: d });
       }
       out.push({ name: 'cx', byTime: true, sources, count: -1 });
     }
@@ -386,7 +386,7 @@ export async function readOrderFlowPage<Row extends OrderFlowRow>(
   let walk: Family | null = null;
   let cands: Family | null = null;
   if (sortIdx) {
-    const own = sortIdx === 'TRADE_TIME' ? null : fams.find((f) => f.name === `x:${SORT_INDEXES[sortIdx].suffix}`) ?? pl.sortFamily(sortIdx);
+    const own = sortIdx === 'TRADE_TIME' ? null : (fams.find((f) => f.name === `x:${SORT_INDEXES[sortIdx].suffix}`) ?? pl.sortFamily(sortIdx));
     const all = own && !fams.includes(own) ? [...fams, own] : fams;
     if (fams.length === 1 && !q.window && opts.force !== 'candidates') {
       walk = own ?? fams[0]; // nothing narrows the rows: walk the sort index, no counting needed
@@ -499,7 +499,15 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
 ): Promise<OrderFlowStatistics> {
   const pl = new Planner(redis, keyPrefix, q);
   const h = q.hints;
-  const countersApply = !q.window && q.onlyTickersFilter === true && h.osi === undefined && !h.unusualOnly && !h.contractTypes && !h.tradeSides && !h.sectors && !Object.values(h.ranges ?? {}).some((r) => r && (r[0] !== null || r[1] !== null));
+  const countersApply =
+    !q.window &&
+    q.onlyTickersFilter === true &&
+    h.osi === undefined &&
+    !h.unusualOnly &&
+    !h.contractTypes &&
+    !h.tradeSides &&
+    !h.sectors &&
+    !Object.values(h.ranges ?? {}).some((r) => r && (r[0] !== null || r[1] !== null));
   const sums = new Map<string, number>();
   const add = (f: string, v: number) => sums.set(f, (sums.get(f) ?? 0) + v);
   if (opts.force ? opts.force === 'counters' : countersApply) {
@@ -540,7 +548,10 @@ export async function orderFlowStamp(redis: Redis, keyPrefix: string, view: stri
   for (const [err, offsets] of (await pipe.exec())!) {
     if (err) throw err;
     const applied = Object.entries(offsets as Record<string, string>).filter(([topic]) => !topic.startsWith('seen:'));
-    stamp += `|${applied.sort(([a], [b]) => (a < b ? -1 : 1)).map(([t, o]) => `${t}=${o}`).join(',')}`;
+    stamp += `|${applied
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([t, o]) => `${t}=${o}`)
+      .join(',')}`;
   }
   return stamp;
 }
@@ -571,7 +582,11 @@ export async function readComprisingTrades(
     const p = partitionOfRowKey(r.rowKey);
     const id = `${p}/${r.sessionDate}`;
     let g = groups.get(id);
-    if (!g) groups.set(id, (g = { key: orderFlowKeys(new PartitionKeys(keyPrefix, ORDER_FLOW_CONSOLIDATED_VIEW, version, p)).comprising(r.sessionDate), rowKeys: [] }));
+    if (!g)
+      groups.set(
+        id,
+        (g = { key: orderFlowKeys(new PartitionKeys(keyPrefix, ORDER_FLOW_CONSOLIDATED_VIEW, version, p)).comprising(r.sessionDate), rowKeys: [] }),
+      );
     g.rowKeys.push(r.rowKey);
   }
   const pipe = redis.pipeline();

@@ -24,7 +24,10 @@ const CHUNK_LINES = 10_000;
  * a copy under another name) adds nothing.
  */
 export async function importFileOnce(deps: IngestDeps, file: string, onProgress?: (p: Progress) => void): Promise<ImportReport> {
-  const hash = crypto.createHash('sha256').update(await fs.promises.readFile(file)).digest('hex');
+  const hash = crypto
+    .createHash('sha256')
+    .update(await fs.promises.readFile(file))
+    .digest('hex');
   const stream = `file/${hash}`;
   const committed = await deps.progress.get(stream);
   const total = Math.max(1, Math.ceil((await countLines(file)) / CHUNK_LINES));

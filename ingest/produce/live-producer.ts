@@ -31,7 +31,8 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   const chunks = sessionChunkCount(req.date);
   // The same streams as a backfill (daily tier, tick shards), written by one transactional writer.
   const parts: { stream: string; gen: SessionGenerator }[] = [{ stream: streamName(req, 'daily'), gen: market.session(req.date, 'daily') }];
-  for (let shard = 0; shard < TICK_SHARDS; shard++) parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
+  for (let shard = 0; shard < TICK_SHARDS; shard++)
+    parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
   const streams = [];
   await deps.progress.caughtUp();
   for (const p of parts) {
@@ -40,7 +41,11 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   }
   const gen = streams[0].gen;
   let k = Math.min(...streams.map((s) => s.next));
-  const progress: Progress = { done: streams.reduce((a, s) => a + s.next, 0), total: chunks * streams.length, events: streams.reduce((a, s) => a + s.events, 0) };
+  const progress: Progress = {
+    done: streams.reduce((a, s) => a + s.next, 0),
+    total: chunks * streams.length,
+    events: streams.reduce((a, s) => a + s.events, 0),
+  };
   onProgress?.({ ...progress });
   const realTime = req.speed === 1 && currentSession(now()) === req.date;
   const wallStart = now();

@@ -61,7 +61,6 @@ export function marketFor(seed: number, profile: ProfileName): SimulatedMarket {
   return m;
 }
 
-
 /** Names the session's writers (transactional ids) independent of tier. */
 export function sessionKey(r: { seed: number; profile: string; date: LocalDate }): string {
   return `sim/${r.seed}/${r.profile}/${r.date}`;
@@ -137,7 +136,11 @@ function runShardThread(task: ShardTask, committed: (r: ProgressRecord, chunks: 
     const entry = path.join(__dirname, 'tick-shard-thread.ts');
     // A larger young generation: producing allocates fast and short-lived (kafkajs encoding), and
     // fewer, larger scavenges cost less.
-    const thread = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, { eval: true, workerData: task, resourceLimits: { maxYoungGenerationSizeMb: 96 } });
+    const thread = new Worker(`require('tsx/cjs'); require(${JSON.stringify(entry)});`, {
+      eval: true,
+      workerData: task,
+      resourceLimits: { maxYoungGenerationSizeMb: 96 },
+    });
     const abort = () => void thread.terminate();
     signal?.addEventListener('abort', abort, { once: true });
     let settled = false;
@@ -154,6 +157,8 @@ function runShardThread(task: ShardTask, committed: (r: ProgressRecord, chunks: 
       else finish(new Error(`tick shard ${task.shard}: ${m.message}`));
     });
     thread.on('error', (err) => finish(err));
-    thread.on('exit', (code) => finish(code === 0 ? undefined : new Error(signal?.aborted ? 'backfill aborted' : `tick shard ${task.shard} thread exited with ${code}`)));
+    thread.on('exit', (code) =>
+      finish(code === 0 ? undefined : new Error(signal?.aborted ? 'backfill aborted' : `tick shard ${task.shard} thread exited with ${code}`)),
+    );
   });
 }

@@ -34,4 +34,6 @@ async function run(task: ShardTask): Promise<void> {
   post({ kind: 'done' });
 }
 
-run(workerData as ShardTask).catch((err: unknown) => parentPort!.postMessage({ kind: 'error', message: err instanceof Error ? err.message : String(err) } satisfies ShardMessage));
+run(workerData as ShardTask).catch((err: unknown) =>
+  parentPort!.postMessage({ kind: 'error', message: err instanceof Error ? err.message : String(err) } satisfies ShardMessage),
+);

@@ -64,7 +64,6 @@ function lastTradingDayOfMonth(year: number, month: number): LocalDate {
   return adjust(fromDayNumber(toDayNumber(`${year}-${String(month).padStart(2, '0')}-01`) + new Date(Date.UTC(year, month, 0)).getUTCDate() - 1));
 }
 
-
 function baseSpacing(inst: Instrument, ref: number): number {
   if (inst.symbol === 'SPX' || inst.symbol === 'RUT') return 5;
   if (inst.symbol === 'NDX') return 10;

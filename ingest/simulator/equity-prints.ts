@@ -246,7 +246,8 @@ export class EquityPrintGenerator {
       if (this.halted(t)) continue;
       out.push(this.trade(r, t, minute, n++));
     }
-    if (minute === this.minutes - 1 && !this.halted(this.path.closeMs)) out.push(this.auction(r, this.path.closeMs, this.path.close, n++, C_CLOSE, CLOSING_AUCTION_SHARE));
+    if (minute === this.minutes - 1 && !this.halted(this.path.closeMs))
+      out.push(this.auction(r, this.path.closeMs, this.path.close, n++, C_CLOSE, CLOSING_AUCTION_SHARE));
     return out;
   }
 

@@ -113,7 +113,7 @@ export class MarketModel {
       close[i] = c;
       ret[i] = Math.log(c / prev);
       // Volatility mean-reverts and jumps up when the market sells off.
-      v = 0.9 * v + 0.05 * r.normal() - (4 * (m[i] - MARKET_DRIFT)) / MARKET_SIGMA * 0.02;
+      v = 0.9 * v + 0.05 * r.normal() - ((4 * (m[i] - MARKET_DRIFT)) / MARKET_SIGMA) * 0.02;
       atmIv[i] = Math.min(4 * inst.annualVolatility, Math.max(0.4 * inst.annualVolatility, inst.annualVolatility * Math.exp(v)));
       y = yNext;
       prev = c;

@@ -324,7 +324,9 @@ function backgroundHalt(ctx: SessionContext, s: Session, inst: Instrument, busy:
   const scenario = SCENARIOS.find((sc) => eligible(sc, inst) && (u -= sc.rate) < 0);
   if (!scenario) return null;
   const span = scenario.steps.reduce((sum, st) => sum + st.gap[1], 0) * MINUTE;
-  let t = scenario.preOpen ? timeBetween(r, nyLocalToEpochMs(s.date, 8, 0), nyLocalToEpochMs(s.date, 9, 15)) : timeBetween(r, s.open + 5 * MINUTE, s.close - span - 10 * MINUTE);
+  let t = scenario.preOpen
+    ? timeBetween(r, nyLocalToEpochMs(s.date, 8, 0), nyLocalToEpochMs(s.date, 9, 15))
+    : timeBetween(r, s.open + 5 * MINUTE, s.close - span - 10 * MINUTE);
   const notices: Notice[] = [];
   for (const [i, st] of scenario.steps.entries()) {
     if (i > 0) t = scenario.preOpen && i === scenario.steps.length - 1 ? s.open + r.int(0, 20) * MINUTE : t + r.int(st.gap[0], st.gap[1]) * MINUTE;
@@ -364,7 +366,12 @@ function regShoNotices(ctx: SessionContext, s: Session, inst: Instrument, jumps:
         : drop
           ? drop.atMs + r.int(1, 20) * 1000
           : timeBetween(r, s.open + Math.round(0.55 * (s.close - s.open)), s.close - 5 * MINUTE);
-    out.push({ ticker: inst.symbol, type: 'REG_SHO', time: t, message: `${inst.symbol}: Reg SHO Rule 201 short-sale price test triggered (down 10% from ${prev.toFixed(2)})` });
+    out.push({
+      ticker: inst.symbol,
+      type: 'REG_SHO',
+      time: t,
+      message: `${inst.symbol}: Reg SHO Rule 201 short-sale price test triggered (down 10% from ${prev.toFixed(2)})`,
+    });
   }
   return out;
 }
@@ -430,9 +437,48 @@ function circuitBreakers(ctx: SessionContext, s: Session): { notices: Notice[]; 
 
 // --- fictional issuers: IPOs and deletions ---------------------------------------------------------
 
-const STEMS = ['Ar', 'Bel', 'Cor', 'Dax', 'El', 'Fen', 'Gal', 'Hal', 'Iv', 'Jun', 'Kel', 'Lum', 'Mor', 'Nov', 'Or', 'Pax', 'Quel', 'Rav', 'Sol', 'Tav', 'Ul', 'Ver', 'Wyn', 'Xan', 'Zel'];
+const STEMS = [
+  'Ar',
+  'Bel',
+  'Cor',
+  'Dax',
+  'El',
+  'Fen',
+  'Gal',
+  'Hal',
+  'Iv',
+  'Jun',
+  'Kel',
+  'Lum',
+  'Mor',
+  'Nov',
+  'Or',
+  'Pax',
+  'Quel',
+  'Rav',
+  'Sol',
+  'Tav',
+  'Ul',
+  'Ver',
+  'Wyn',
+  'Xan',
+  'Zel',
+];
 const ENDINGS = ['ara', 'ent', 'ion', 'ova', 'ix', 'um', 'is', 'eo', 'yn', 'ora'];
-const KINDS = ['Therapeutics', 'Robotics', 'Energy', 'Labs', 'Holdings', 'Software', 'Biosciences', 'Networks', 'Semiconductor', 'Foods', 'Aerospace', 'Financial'];
+const KINDS = [
+  'Therapeutics',
+  'Robotics',
+  'Energy',
+  'Labs',
+  'Holdings',
+  'Software',
+  'Biosciences',
+  'Networks',
+  'Semiconductor',
+  'Foods',
+  'Aerospace',
+  'Financial',
+];
 
 let universeSymbols: ReadonlySet<string> | null = null;
 
@@ -484,7 +530,12 @@ function ipoNotices(ctx: SessionContext): Notice[] {
   const out: Notice[] = [];
   for (const ipo of ipoListings(ctx)) {
     const t = ipo.ticker;
-    out.push({ ticker: t, type: 'IPO1', time: ipo.haltTime, message: `${t} (${ipo.companyName}): IPO issue not yet trading; offer price ${ipo.offerPrice.toFixed(2)}` });
+    out.push({
+      ticker: t,
+      type: 'IPO1',
+      time: ipo.haltTime,
+      message: `${t} (${ipo.companyName}): IPO issue not yet trading; offer price ${ipo.offerPrice.toFixed(2)}`,
+    });
     if (ipo.extendTime !== null && ipo.deleteTime !== null) {
       out.push({ ticker: t, type: 'IPOE', time: ipo.extendTime, message: `${t}: IPO positioning window extended` });
       out.push({ ticker: t, type: 'D', time: ipo.deleteTime, message: `${t}: offering withdrawn; security deleted` });
@@ -493,7 +544,12 @@ function ipoNotices(ctx: SessionContext): Notice[] {
     const q = ipo.quoteTime as number;
     out.push({ ticker: t, type: 'IPOQ', time: q, message: `${t}: IPO security released for quotation` });
     if (ipo.extended) out.push({ ticker: t, type: 'IPOE', time: q + 15 * MINUTE, message: `${t}: IPO positioning window extended` });
-    out.push({ ticker: t, type: 'R1', time: ipo.openTime as number, message: `${t}: new issue available; trading begins at ${etClock(ipo.openTime as number)}` });
+    out.push({
+      ticker: t,
+      type: 'R1',
+      time: ipo.openTime as number,
+      message: `${t}: new issue available; trading begins at ${etClock(ipo.openTime as number)}`,
+    });
   }
   return out;
 }
@@ -539,7 +595,8 @@ function pauseNotices(p: LuldPause): Notice[] {
       message: `${t}: LULD trading pause${p.type === 'LUDS' ? ' (straddle condition)' : ''}; price moved ${pct(p.pctMove)} against a ${pct(p.band)} band`,
     },
   ];
-  if (p.resumeTime !== null) out.push({ ticker: t, type: LULD_RESUMPTION, time: p.resumeTime, message: `${t}: LULD pause ended; trading resumes at ${etClock(p.resumeTime)}` });
+  if (p.resumeTime !== null)
+    out.push({ ticker: t, type: LULD_RESUMPTION, time: p.resumeTime, message: `${t}: LULD pause ended; trading resumes at ${etClock(p.resumeTime)}` });
   return out;
 }
 
@@ -594,7 +651,11 @@ function toEvents(date: LocalDate, notices: Notice[]): SimEvent[] {
   const events: SimEvent[] = notices.map((n) => {
     const k = perTicker.get(n.ticker) ?? 0;
     perTicker.set(n.ticker, k + 1);
-    return { type: 'exchange-notification', time: n.time, data: { id: `N-${d}-${n.ticker}-${k}`, ticker: n.ticker, type: n.type, time: n.time, message: n.message } };
+    return {
+      type: 'exchange-notification',
+      time: n.time,
+      data: { id: `N-${d}-${n.ticker}-${k}`, ticker: n.ticker, type: n.type, time: n.time, message: n.message },
+    };
   });
   return events;
 }

@@ -106,7 +106,24 @@ const SIDE_WEIGHTS: Record<number, number[]> = {
 
 /** Exchange weights (cumulative) roughly following US options market share. */
 const EXCHANGE_SHARE: Record<OptionExchange, number> = {
-  AMEX: 6, ARCA: 6, BOX: 3, BZX: 5, C2: 2, CBOE: 13, EDGX: 4, EMLD: 3, GEMX: 2, ISE: 7, MEMX: 3, MIAX: 6, MPRL: 5, MRX: 1, NOBO: 1, NSDQ: 6, PHLX: 10, SPHR: 2,
+  AMEX: 6,
+  ARCA: 6,
+  BOX: 3,
+  BZX: 5,
+  C2: 2,
+  CBOE: 13,
+  EDGX: 4,
+  EMLD: 3,
+  GEMX: 2,
+  ISE: 7,
+  MEMX: 3,
+  MIAX: 6,
+  MPRL: 5,
+  MRX: 1,
+  NOBO: 1,
+  NSDQ: 6,
+  PHLX: 10,
+  SPHR: 2,
 };
 const EXCHANGE_CUM = (() => {
   let acc = 0;
@@ -115,7 +132,13 @@ const EXCHANGE_CUM = (() => {
 const HOME_EXCHANGE: Record<string, OptionExchange> = { SPX: 'CBOE', VIX: 'CBOE', RUT: 'CBOE', NDX: 'PHLX' };
 
 /** Orders of one contract-day: sizes summing to the day's volume and an execution style each. */
-export function contractOrders(seed: number, c: Contract, date: LocalDate, volume: number, emit: (size: number, kind: OrderKind, seq: number, r: Rand) => void): void {
+export function contractOrders(
+  seed: number,
+  c: Contract,
+  date: LocalDate,
+  volume: number,
+  emit: (size: number, kind: OrderKind, seq: number, r: Rand) => void,
+): void {
   const r = new Rand(seedOf(seed, 'orders', c.osi, date));
   let left = volume;
   let seq = 0;

@@ -98,7 +98,8 @@ export function sessionStories(ctx: SessionContext, instruments: readonly Instru
     const r = Rand.of(ctx.seed, 'session-news-story', inst.symbol, ctx.date);
     const situation = instrumentSituation(ctx, inst);
     const halt = situation.newsHalt;
-    if (halt) out.push({ inst, kind: 'halt', time: halt.newsTime + r.int(5, 60) * 1000, move: halt.move, haltTime: halt.haltTime, resumeTime: halt.resumeTime });
+    if (halt)
+      out.push({ inst, kind: 'halt', time: halt.newsTime + r.int(5, 60) * 1000, move: halt.move, haltTime: halt.haltTime, resumeTime: halt.resumeTime });
     const jumps = ctx.model.jumps(inst, ctx.date).filter((j) => !halt?.jump || j.atSec !== halt.jump.atSec);
     for (const j of jumps) {
       const paused = situation.pauses.some((p) => p.jump.atSec === j.atSec);
@@ -144,8 +145,16 @@ const CATALYSTS: Record<string, Catalyst> = {
     topics: ['EARNINGS'],
     upTopic: 'EARNINGS_BEATS',
     downTopic: 'EARNINGS_MISSES',
-    up: ['{short} Tops Q{q} Estimates As Revenue Climbs', '{short} Beats On Earnings, Lifts Margins; Shares {rise} {pct}%', '{short} Q{q} Earnings Beat: Here Is What Drove The Quarter'],
-    down: ['{short} Misses Q{q} Estimates As Demand Softens', '{short} Earnings Fall Short; Shares {fall} {pct}%', '{short} Q{q} Results Disappoint On Margin Pressure'],
+    up: [
+      '{short} Tops Q{q} Estimates As Revenue Climbs',
+      '{short} Beats On Earnings, Lifts Margins; Shares {rise} {pct}%',
+      '{short} Q{q} Earnings Beat: Here Is What Drove The Quarter',
+    ],
+    down: [
+      '{short} Misses Q{q} Estimates As Demand Softens',
+      '{short} Earnings Fall Short; Shares {fall} {pct}%',
+      '{short} Q{q} Results Disappoint On Margin Pressure',
+    ],
     upLead: ['{name} ({sym}) reported fiscal Q{q} earnings ahead of analyst estimates, with revenue up {growth}% from a year ago.'],
     downLead: ['{name} ({sym}) reported fiscal Q{q} earnings below analyst estimates as {revenue}.'],
   },
@@ -276,7 +285,10 @@ const FALL = ['Fall', 'Slide', 'Sink', 'Drop'];
 export function shortName(companyName: string): string {
   const s = companyName
     .replace(/^The\s+/u, '')
-    .replace(/,?\s+(Inc\.?|Incorporated|Corporation|Corp\.?|&\s*Co\.?|Co\.?|Company|Companies|Ltd\.?|Limited|plc|PLC|N\.V\.|S\.A\.|SE|AG|Holdings?|Group|Class [A-Z])$/u, '')
+    .replace(
+      /,?\s+(Inc\.?|Incorporated|Corporation|Corp\.?|&\s*Co\.?|Co\.?|Company|Companies|Ltd\.?|Limited|plc|PLC|N\.V\.|S\.A\.|SE|AG|Holdings?|Group|Class [A-Z])$/u,
+      '',
+    )
     .replace(/\s+&$/u, '');
   return s === companyName ? s : shortName(s);
 }
@@ -356,7 +368,7 @@ function storyArticle(ctx: SessionContext, s: Story, instruments: readonly Instr
     pt: String(Math.max(1, Math.round(prev * Math.exp(s.move) * (dir === 'up' ? 1.2 : 0.8)))),
     acquirer: r.pick(ACQUIRERS),
     target: r.pick(TARGETS),
-    deal: (Math.max(0.1, (s.inst.marketCap / 1e9) * (dir === 'up' ? 1.25 : 0.15) * (0.6 + 0.4 * r.next()))).toFixed(1),
+    deal: Math.max(0.1, (s.inst.marketCap / 1e9) * (dir === 'up' ? 1.25 : 0.15) * (0.6 + 0.4 * r.next())).toFixed(1),
   };
   const title = fill(r.pick(dir === 'up' ? catalyst.up : catalyst.down), vars);
   const lead = fill(r.pick(dir === 'up' ? catalyst.upLead : catalyst.downLead), vars);
@@ -437,10 +449,19 @@ function marketWrap(ctx: SessionContext, instruments: readonly Instrument[], clo
   const up = lead.ret >= 0;
   const size = Math.abs(Math.exp(lead.ret) - 1);
   const verb = up ? (size >= 0.015 ? 'Rally' : size >= 0.005 ? 'Climb' : 'Edge Higher') : size >= 0.015 ? 'Tumble' : size >= 0.005 ? 'Slide' : 'Edge Lower';
-  const title = r.pick([`Stocks ${verb} As ${lead.label} ${up ? 'Gains' : 'Loses'} ${pctText(lead.ret)}%`, `Market Wrap: Wall Street Stocks ${verb}; ${lead.label} ${up ? '+' : '-'}${pctText(lead.ret)}%`]);
-  const stocks = instruments.filter(isStock).map((i) => ({ i, x: ret(i) })).sort((a, b) => b.x - a.x || (a.i.symbol < b.i.symbol ? -1 : 1));
+  const title = r.pick([
+    `Stocks ${verb} As ${lead.label} ${up ? 'Gains' : 'Loses'} ${pctText(lead.ret)}%`,
+    `Market Wrap: Wall Street Stocks ${verb}; ${lead.label} ${up ? '+' : '-'}${pctText(lead.ret)}%`,
+  ]);
+  const stocks = instruments
+    .filter(isStock)
+    .map((i) => ({ i, x: ret(i) }))
+    .sort((a, b) => b.x - a.x || (a.i.symbol < b.i.symbol ? -1 : 1));
   const fmt = (e: { i: Instrument; x: number }) => `${e.i.symbol} (${e.x >= 0 ? '+' : '-'}${pctText(e.x)}%)`;
-  const movers = stocks.length >= 4 ? ` Leaders included ${fmt(stocks[0])} and ${fmt(stocks[1])}; laggards included ${fmt(stocks[stocks.length - 1])} and ${fmt(stocks[stocks.length - 2])}.` : '';
+  const movers =
+    stocks.length >= 4
+      ? ` Leaders included ${fmt(stocks[0])} and ${fmt(stocks[1])}; laggards included ${fmt(stocks[stocks.length - 1])} and ${fmt(stocks[stocks.length - 2])}.`
+      : '';
   const vixInst = bySymbol.get('VIX');
   const vix = vixInst ? ` The Cboe Volatility Index ended at ${ctx.model.series(vixInst).close[day].toFixed(2)}.` : '';
   const body = `U.S. stocks closed ${up ? 'higher' : 'lower'} on ${ctx.date}: ${lines.join(', ')}.${movers}${vix}`;

@@ -150,10 +150,23 @@ class DailyTier extends SessionGenerator {
         out.push({
           type: 'open-interest',
           time: published,
-          data: { osi: c.osi, ticker: c.ticker, expirationDate: c.expiration, strikePrice: c.strike, contractType: c.right, sessionDate: date, openInterest: openInterest(c, this.day), time: published },
+          data: {
+            osi: c.osi,
+            ticker: c.ticker,
+            expirationDate: c.expiration,
+            strikePrice: c.strike,
+            contractType: c.right,
+            sessionDate: date,
+            openInterest: openInterest(c, this.day),
+            time: published,
+          },
         });
         const q = nbbo(c, close, series.atmIv[this.day], this.close, thin);
-        out.push({ type: 'option-quote', time: this.close, data: { osi: c.osi, ticker: c.ticker, time: this.close, bidPrice: q.bid, askPrice: q.ask, ...quoteSizes(c.osi, this.close) } });
+        out.push({
+          type: 'option-quote',
+          time: this.close,
+          data: { osi: c.osi, ticker: c.ticker, time: this.close, bidPrice: q.bid, askPrice: q.ask, ...quoteSizes(c.osi, this.close) },
+        });
       }
     }
     out.push(...sessionNotifications(ctx, market.instruments), ...sessionNews(ctx, market.instruments));
@@ -286,7 +299,11 @@ class TickTier extends SessionGenerator {
           if (this.halts[ii].some((h) => snap >= h.start && snap < h.end)) continue; // no market while halted
           const p = this.paths[ii];
           const q = nbbo(c, p.priceAt(snap), p.atmIvAt(snap), snap, instruments[ii].optionsActivityWeight < 1);
-          out.push({ type: 'option-quote', time: snap, data: { osi: c.osi, ticker: c.ticker, time: snap, bidPrice: q.bid, askPrice: q.ask, ...quoteSizes(c.osi, snap) } });
+          out.push({
+            type: 'option-quote',
+            time: snap,
+            data: { osi: c.osi, ticker: c.ticker, time: snap, bidPrice: q.bid, askPrice: q.ask, ...quoteSizes(c.osi, snap) },
+          });
         }
       }
     }
@@ -297,7 +314,19 @@ class TickTier extends SessionGenerator {
       const ii = this.contractInst[ci];
       const p = this.paths[ii];
       const t = this.orderTime[j];
-      orderPrints(seed, this.contracts[ci], this.date, t, this.orderSize[j], this.orderKind[j] as OrderKind, this.orderSeq[j], p.priceAt(t), p.atmIvAt(t), instruments[ii].optionsActivityWeight < 1, prints);
+      orderPrints(
+        seed,
+        this.contracts[ci],
+        this.date,
+        t,
+        this.orderSize[j],
+        this.orderKind[j] as OrderKind,
+        this.orderSeq[j],
+        p.priceAt(t),
+        p.atmIvAt(t),
+        instruments[ii].optionsActivityWeight < 1,
+        prints,
+      );
     }
     for (const pr of prints) out.push({ type: 'option-print', time: pr.time, data: pr as unknown as Record<string, unknown> });
     // Equity prints reported in this chunk (the closing auction print, at the close, is in the last).

@@ -34,7 +34,12 @@ const HEADLINES: Record<string, string[]> = {
     'Why {sym} Shares Are Falling Today',
     '{co} Faces Scrutiny Over {topic} Issues',
   ],
-  neutral: ['{co} To Present At Industry Conference', '{co} Files Quarterly Report', '{topic} Roundup: {sym} And Peers In Focus', '{co} Names New Board Member'],
+  neutral: [
+    '{co} To Present At Industry Conference',
+    '{co} Files Quarterly Report',
+    '{topic} Roundup: {sym} And Peers In Focus',
+    '{co} Names New Board Member',
+  ],
 };
 
 function hash32(a: number, b: number): number {
@@ -53,7 +58,7 @@ export function newsForMinute(seed: number, minute: number): NewsArticle[] {
   const int = (lo: number, hi: number) => prand.unsafeUniformIntDistribution(lo, hi, rng);
   const pick = <T>(xs: readonly T[]): T => xs[int(0, xs.length - 1)];
   // More news in New York business hours (07:00-20:00 ET) than at night.
-  const nyHour = Math.floor((((minute * MINUTE + nyUtcOffsetMinutes(minute * MINUTE) * MINUTE) % 86_400_000) + 86_400_000) % 86_400_000 / 3_600_000);
+  const nyHour = Math.floor(((((minute * MINUTE + nyUtcOffsetMinutes(minute * MINUTE) * MINUTE) % 86_400_000) + 86_400_000) % 86_400_000) / 3_600_000);
   const busy = nyHour >= 7 && nyHour < 20;
   const roll = int(0, 99);
   const count = busy ? (roll < 40 ? 0 : roll < 80 ? 1 : roll < 95 ? 2 : 3) : roll < 85 ? 0 : 1;

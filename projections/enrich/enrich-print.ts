@@ -1,5 +1,14 @@
 import { optionExpiryMs, sessionDateOf } from '../../services/domain/calendar';
-import { rowKeyOf, tradeTypeOf, type EnrichedPrintEvent, type Moneyness, type MoneyType, type OptionPrint, type SentimentType, type TradeSide } from '../../services/domain/order-flow';
+import {
+  rowKeyOf,
+  tradeTypeOf,
+  type EnrichedPrintEvent,
+  type Moneyness,
+  type MoneyType,
+  type OptionPrint,
+  type SentimentType,
+  type TradeSide,
+} from '../../services/domain/order-flow';
 import { parseOsi, type ContractRight, type OsiParts } from '../../services/domain/osi';
 import { bsmGreeks, impliedVolatility } from '../../services/domain/pricing';
 import { UuidV5 } from './row-ids';
@@ -140,7 +149,10 @@ export function enrichPrint(p: RawPrint, at: SourcePosition, ctx: PrintContext):
     bidAskSpread: Math.round((p.askPrice - p.bidPrice) * 1e6) / 1e6,
     optionPrice: p.price,
     impliedVolatility: iv,
-    greeks: iv === null ? null : bsmGreeks({ right: contract.right, spot: p.underlyingPrice, strike: contract.strike, t, rate: ctx.rate, dividend: ctx.dividend, vol: iv }),
+    greeks:
+      iv === null
+        ? null
+        : bsmGreeks({ right: contract.right, spot: p.underlyingPrice, strike: contract.strike, t, rate: ctx.rate, dividend: ctx.dividend, vol: iv }),
     moneyness: moneynessOf(contract.right, p.underlyingPrice, contract.strike),
     tradeSideCode: side,
     sentimentType: sentimentOf(contract.right, side),

@@ -61,15 +61,19 @@ export class OrderFlowPartition {
   apply(print: OptionPrint, offset: number, ref: ReferenceData): DerivedPair {
     const vKey = volumeKeyOf(sessionDateAt(print.time), print.osi);
     const volumeBefore = this.volumes.get(vKey) ?? 0;
-    const enriched = enrichPrint(print, { partition: this.partition, offset }, {
-      volumeBefore,
-      sector: ref.sector,
-      industry: ref.industry,
-      isETF: ref.isETF,
-      isIndex: ref.isIndex,
-      rate: this.rate,
-      dividend: dividendYield(print.ticker),
-    });
+    const enriched = enrichPrint(
+      print,
+      { partition: this.partition, offset },
+      {
+        volumeBefore,
+        sector: ref.sector,
+        industry: ref.industry,
+        isETF: ref.isETF,
+        isIndex: ref.isIndex,
+        rate: this.rate,
+        dividend: dividendYield(print.ticker),
+      },
+    );
     this.volumes.set(vKey, enriched.volume);
     this.touchedVolumes.set(vKey, enriched.volume);
     const { trade, body } = this.consolidator.addEncoded(enriched);

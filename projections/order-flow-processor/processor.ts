@@ -231,7 +231,11 @@ export class OrderFlowProcessor {
     await Promise.all(
       [...this.contexts.values()]
         .filter((ctx) => ctx.valid && ctx.folded > ctx.persisted)
-        .map((ctx) => this.save(ctx).catch((err) => this.o.log.warn({ partition: ctx.partition, err: (err as Error).message }, 'state not written at stop; the next owner replays it'))),
+        .map((ctx) =>
+          this.save(ctx).catch((err) =>
+            this.o.log.warn({ partition: ctx.partition, err: (err as Error).message }, 'state not written at stop; the next owner replays it'),
+          ),
+        ),
     );
     await Promise.all([...this.contexts.values()].map((ctx) => ctx.producer.disconnect().catch(() => {})));
     this.contexts.clear();
@@ -301,7 +305,8 @@ export class OrderFlowProcessor {
       log.warn({ partition, committed, stateOffset: stored.offset }, 'group offset behind the state (offsets reset or expired); resuming after the state');
       produceFrom = stored.offset + 1;
     }
-    if (stored.offset + 1 < produceFrom) log.info({ partition, from: stored.offset + 1, to: produceFrom - 1 }, 'state behind the committed output; replaying into state only');
+    if (stored.offset + 1 < produceFrom)
+      log.info({ partition, from: stored.offset + 1, to: produceFrom - 1 }, 'state behind the committed output; replaying into state only');
     const ctx: PartitionContext = {
       partition,
       producer,
@@ -379,7 +384,12 @@ export class OrderFlowProcessor {
         const key = msgs[k].key;
         // Same key and same partition as the source print (co-partitioning). The consolidated
         // version is already Avro-encoded by the consolidator (its state is those bytes).
-        enriched[k - start] = { key, partition, timestamp, value: this.encoder.encodeIn(arena, enrichedSpec, out.enriched as unknown as Record<string, unknown>) };
+        enriched[k - start] = {
+          key,
+          partition,
+          timestamp,
+          value: this.encoder.encodeIn(arena, enrichedSpec, out.enriched as unknown as Record<string, unknown>),
+        };
         consolidated[k - start] = { key, partition, timestamp, value: this.encoder.wrapIn(arena, consolidatedSpec, out.consolidatedBody) };
       }
       // The last chunk of a batch also covers the batch's trailing transaction markers, so the
@@ -414,7 +424,10 @@ export class OrderFlowProcessor {
         acks: -1,
         compression: CompressionTypes.None,
       });
-      await tx.sendOffsets({ consumerGroupId: this.groupId, topics: [{ topic: this.sourceTopic, partitions: [{ partition: ctx.partition, offset: String(last + 1) }] }] });
+      await tx.sendOffsets({
+        consumerGroupId: this.groupId,
+        topics: [{ topic: this.sourceTopic, partitions: [{ partition: ctx.partition, offset: String(last + 1) }] }],
+      });
       await tx.commit();
     } catch (err) {
       await tx.abort().catch(() => {});
@@ -438,7 +451,8 @@ export class OrderFlowProcessor {
     await this.book.catchUp();
     for (const t of unknown) {
       this.reread.add(t);
-      if (!this.book.lookup(t)) this.o.log.warn({ ticker: t }, 'ticker not in reference.instruments: sector and industry NOT_APPLICABLE, isETF and isIndex false');
+      if (!this.book.lookup(t))
+        this.o.log.warn({ ticker: t }, 'ticker not in reference.instruments: sector and industry NOT_APPLICABLE, isETF and isIndex false');
     }
   }
 

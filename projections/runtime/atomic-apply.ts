@@ -154,7 +154,11 @@ export async function applyAtomically(
 ): Promise<ApplyResult> {
   ops = coalesceOps(ops);
   return withTransactionConnection<ApplyResult>(redis, async (c) => {
-    const [[watchErr], [readErr, stored]] = (await c.pipeline().watch(offsetsKey).hmget(offsetsKey, topic, ...others.map(([t]) => t)).exec())! as [Error | null, (string | null)[]][];
+    const [[watchErr], [readErr, stored]] = (await c
+      .pipeline()
+      .watch(offsetsKey)
+      .hmget(offsetsKey, topic, ...others.map(([t]) => t))
+      .exec())! as [Error | null, (string | null)[]][];
     if (watchErr ?? readErr) throw watchErr ?? readErr;
     const cur = stored[0] ?? '-1';
     const moved = cur !== String(expected);

@@ -155,7 +155,9 @@ export class ProjectionRunner {
       // Paused before the first fetch of this generation; leadFirst resumes them.
       const followers = this.followersOf(assignment);
       if (followers.length) this.consumer?.pause(followers);
-      void this.startFromView(assignment).catch((err) => this.o.log.error({ err: errorSummary(err) }, 'could not start the assigned partitions from the view offsets'));
+      void this.startFromView(assignment).catch((err) =>
+        this.o.log.error({ err: errorSummary(err) }, 'could not start the assigned partitions from the view offsets'),
+      );
       if (followers.length) void this.leadFirst(join, followers);
     });
     // Transactional topics end each transaction with a marker that is never delivered as a
@@ -226,7 +228,9 @@ export class ProjectionRunner {
     try {
       await admin.connect();
       // The ends once (the join's); then only the view's offsets, all partitions at once.
-      const ends = (await admin.fetchTopicOffsets(lead)).filter((p) => partitions.has(p.partition)).map((p) => ({ partition: p.partition, latest: Number(p.high) - 1 }));
+      const ends = (await admin.fetchTopicOffsets(lead))
+        .filter((p) => partitions.has(p.partition))
+        .map((p) => ({ partition: p.partition, latest: Number(p.high) - 1 }));
       const lag = (): Promise<PartitionLag[]> =>
         Promise.all(ends.map(async (e) => ({ topic: lead, ...e, applied: await readConsumedOffset(redis, this.keys(e.partition).offsets, lead) })));
       while (join === this.joins && !this.stopping && Date.now() - started < LEAD_WAIT_MS) {

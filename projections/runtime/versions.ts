@@ -45,14 +45,7 @@ export interface PartitionLag {
  * `readUncommitted` it is the high watermark, which also counts a committed transaction whose
  * markers are still being written: a caller waiting for what it has just committed needs that.
  */
-export async function viewLag(
-  admin: Admin,
-  redis: Redis,
-  topics: readonly string[],
-  prefix: string,
-  view: string,
-  version: number,
-): Promise<PartitionLag[]> {
+export async function viewLag(admin: Admin, redis: Redis, topics: readonly string[], prefix: string, view: string, version: number): Promise<PartitionLag[]> {
   const out: PartitionLag[] = [];
   for (const topic of topics) {
     for (const p of await admin.fetchTopicOffsets(topic)) {

@@ -43,7 +43,14 @@ function table(records: ApiKeyRecord[]): string {
   const rows = [['id', 'workspace', 'user', 'label', 'created', 'last used', 'status']];
   for (const r of records) rows.push([r.id, r.workspace, r.user, r.label, iso(r.createdTime), iso(r.lastUsedTime), r.revoked ? 'revoked' : 'active']);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function run(store: ApiKeyStore, argv: string[], out: (s: string) => void): Promise<number> {
@@ -105,7 +112,9 @@ async function main(): Promise<void> {
     try {
       await redis.connect();
     } catch (err) {
-      throw new Error(`cannot reach Redis at ${url} (${(err as Error).message}); start the stack (npm start, or npm run stack -- up) or set REDIS_URL`, { cause: err });
+      throw new Error(`cannot reach Redis at ${url} (${(err as Error).message}); start the stack (npm start, or npm run stack -- up) or set REDIS_URL`, {
+        cause: err,
+      });
     }
     const store = new ApiKeyStore(redis, process.env.MDQ_KEY_PREFIX ?? 'mdq', loadKeySecret(dataDir));
     process.exitCode = await run(store, process.argv.slice(2), (s) => console.log(s));

@@ -17,7 +17,15 @@ import { stackUp } from '../stack/stack';
 
 const say = (m: string) => console.log(`[start] ${m}`);
 
-function runChild(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string, children: Map<string, ChildProcess>, stopping: () => boolean): void {
+function runChild(
+  name: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+  children: Map<string, ChildProcess>,
+  stopping: () => boolean,
+): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
   const child = spawn(process.execPath, nodeArgv(script, args), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
   children.set(name, child);
@@ -61,7 +69,15 @@ async function main(): Promise<void> {
   // The order-flow processor derives enriched prints and consolidated trades for the projectors;
   // its metrics are on the port after the projector's.
   const processorMetricsPort = String(Number(projectorMetricsPort) + 1);
-  runChild('order-flow-processor', 'projections/order-flow-processor/main.ts', [], { ...env, METRICS_PORT: processorMetricsPort }, logDir, children, () => stopping);
+  runChild(
+    'order-flow-processor',
+    'projections/order-flow-processor/main.ts',
+    [],
+    { ...env, METRICS_PORT: processorMetricsPort },
+    logDir,
+    children,
+    () => stopping,
+  );
   runChild('ingest-worker', 'ingest/worker.ts', [], env, logDir, children, () => stopping);
   runChild('news-feed', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
   // The simulated market: the live session first (its own queue), then history newest first —
@@ -72,8 +88,12 @@ async function main(): Promise<void> {
   runOnce('enqueue-history', 'ingest/cli.ts', history, env, logDir);
   runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
   say(`API on http://localhost:${config.port}  (logs in ${path.relative(process.cwd(), logDir)}/)`);
-  say(`reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector), :${processorMetricsPort}/metrics (order-flow processor)`);
-  say(`try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`);
+  say(
+    `reference: http://localhost:${config.port}/docs   metrics: :${config.port}/metrics (API), :${projectorMetricsPort}/metrics (projector), :${processorMetricsPort}/metrics (order-flow processor)`,
+  );
+  say(
+    `try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`,
+  );
   say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
   say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and both Redis servers.');
 

@@ -34,7 +34,15 @@ export type SentimentType = (typeof SENTIMENT_TYPES)[number];
 /** How a print was executed, from its exchange condition code. */
 export const TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
 export type TradeType = (typeof TRADE_TYPES)[number];
-const CONDITION_TRADE_TYPE: Record<string, TradeType> = { AUTO: 'ELECTRONIC', SLAN: 'AUCTION', SLAI: 'AUCTION', ISOI: 'INTERMARKET_SWEEP', SLCN: 'CROSS', MLET: 'MULTI_LEG', MLAT: 'MULTI_LEG' };
+const CONDITION_TRADE_TYPE: Record<string, TradeType> = {
+  AUTO: 'ELECTRONIC',
+  SLAN: 'AUCTION',
+  SLAI: 'AUCTION',
+  ISOI: 'INTERMARKET_SWEEP',
+  SLCN: 'CROSS',
+  MLET: 'MULTI_LEG',
+  MLAT: 'MULTI_LEG',
+};
 
 export function tradeTypeOf(conditions: readonly string[]): TradeType {
   for (const c of conditions) {

@@ -68,7 +68,10 @@ export interface BsmInputs {
 export function bsmPrice(o: BsmInputs): number {
   const { spot: s, strike: k, t, vol, rate: r, dividend: q } = o;
   if (t <= 0 || vol <= 0) {
-    const fwdIntrinsic = o.right === 'CALL' ? s * Math.exp(-q * Math.max(t, 0)) - k * Math.exp(-r * Math.max(t, 0)) : k * Math.exp(-r * Math.max(t, 0)) - s * Math.exp(-q * Math.max(t, 0));
+    const fwdIntrinsic =
+      o.right === 'CALL'
+        ? s * Math.exp(-q * Math.max(t, 0)) - k * Math.exp(-r * Math.max(t, 0))
+        : k * Math.exp(-r * Math.max(t, 0)) - s * Math.exp(-q * Math.max(t, 0));
     return Math.max(0, fwdIntrinsic);
   }
   const sq = vol * Math.sqrt(t);
@@ -179,7 +182,10 @@ export function impliedVolatility(price: number, o: Omit<BsmInputs, 'vol'>, tole
   const seq = s * eq;
   const ker = k * er;
   // bsmPrice at zero volatility (the discounted forward intrinsic value) and the upper bound.
-  const lowBound = Math.max(0, call ? s * Math.exp(-q * Math.max(t, 0)) - k * Math.exp(-r * Math.max(t, 0)) : k * Math.exp(-r * Math.max(t, 0)) - s * Math.exp(-q * Math.max(t, 0)));
+  const lowBound = Math.max(
+    0,
+    call ? s * Math.exp(-q * Math.max(t, 0)) - k * Math.exp(-r * Math.max(t, 0)) : k * Math.exp(-r * Math.max(t, 0)) - s * Math.exp(-q * Math.max(t, 0)),
+  );
   const highBound = call ? seq : ker;
   if (price <= lowBound || price >= highBound) return null;
   const c: IvTerms = { call, seq, ker, sqrtT: Math.sqrt(t), logSK: Math.log(s / k), rq: r - q, t, d1: 0 };

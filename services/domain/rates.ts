@@ -6,7 +6,22 @@
 export const RISK_FREE_RATE = 0.045;
 
 /** Continuous dividend yields of the names that pay enough to matter; others 0. */
-const DIVIDENDS: Record<string, number> = { SPY: 0.013, SPX: 0.013, DIA: 0.017, IWM: 0.011, QQQ: 0.006, NDX: 0.006, XLE: 0.033, XLU: 0.029, XOM: 0.034, JPM: 0.022, KO: 0.029, PG: 0.024, T: 0.042, VZ: 0.061 };
+const DIVIDENDS: Record<string, number> = {
+  SPY: 0.013,
+  SPX: 0.013,
+  DIA: 0.017,
+  IWM: 0.011,
+  QQQ: 0.006,
+  NDX: 0.006,
+  XLE: 0.033,
+  XLU: 0.029,
+  XOM: 0.034,
+  JPM: 0.022,
+  KO: 0.029,
+  PG: 0.024,
+  T: 0.042,
+  VZ: 0.061,
+};
 
 export function dividendYield(symbol: string): number {
   return DIVIDENDS[symbol] ?? 0;

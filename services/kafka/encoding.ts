@@ -112,7 +112,7 @@ export class MessageArena {
  * decode a whole batch without an await per message (the registry client's decode is async).
  */
 export class WireDecoder<T = Record<string, unknown>> {
-  private readonly resolvers = new Map<number, ReturnType<avro.Type["createResolver"]> | null>();
+  private readonly resolvers = new Map<number, ReturnType<avro.Type['createResolver']> | null>();
   private readonly reader: avro.Type;
 
   constructor(

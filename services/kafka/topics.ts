@@ -53,7 +53,10 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
     });
     if (stale.length) {
       // alterConfigs replaces a topic's whole override set, so it is given every catalog setting.
-      await admin.alterConfigs({ validateOnly: false, resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t) })) });
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t) })),
+      });
     }
   }
 }
@@ -62,18 +65,11 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
  * Registers each catalog schema under its subject with BACKWARD compatibility (idempotent: the
  * registry returns the existing id for an identical schema). Returns subject -> schema id.
  */
-export async function ensureSchemas(
-  registry: SchemaRegistry,
-  prefix: string,
-  topics: readonly TopicSpec[] = TOPICS,
-): Promise<Map<string, number>> {
+export async function ensureSchemas(registry: SchemaRegistry, prefix: string, topics: readonly TopicSpec[] = TOPICS): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const t of topics) {
     const subject = subjectName(t, prefix);
-    const { id } = await registry.register(
-      { type: SchemaType.AVRO, schema: schemaText(t) },
-      { subject, compatibility: COMPATIBILITY.BACKWARD },
-    );
+    const { id } = await registry.register({ type: SchemaType.AVRO, schema: schemaText(t) }, { subject, compatibility: COMPATIBILITY.BACKWARD });
     ids.set(subject, id);
   }
   return ids;

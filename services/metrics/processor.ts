@@ -18,8 +18,18 @@ export class ProcessorMetrics {
 
   private constructor(registry: Registry) {
     const labelNames = ['processor', 'partition'] as const;
-    this.processed = new Counter({ name: 'mdq_processor_processed_messages_total', help: 'Input messages processed and committed with their derived events', labelNames, registers: [registry] });
-    this.replayed = new Counter({ name: 'mdq_processor_replayed_messages_total', help: 'Input messages replayed into state only (their output was already committed)', labelNames, registers: [registry] });
+    this.processed = new Counter({
+      name: 'mdq_processor_processed_messages_total',
+      help: 'Input messages processed and committed with their derived events',
+      labelNames,
+      registers: [registry],
+    });
+    this.replayed = new Counter({
+      name: 'mdq_processor_replayed_messages_total',
+      help: 'Input messages replayed into state only (their output was already committed)',
+      labelNames,
+      registers: [registry],
+    });
     this.offset = new Gauge({ name: 'mdq_processor_input_offset', help: 'Last input offset whose effects are committed', labelNames, registers: [registry] });
     this.lag = new Gauge({ name: 'mdq_processor_lag_messages', help: 'Input messages of the partition not yet processed', labelNames, registers: [registry] });
   }

@@ -23,8 +23,18 @@ export class ProjectorMetrics {
 
   private constructor(registry: Registry) {
     const labelNames = ['view', 'version', 'topic', 'partition'] as const;
-    this.applied = new Gauge({ name: 'mdq_projector_applied_offset', help: 'Last Kafka offset applied to the Redis view (-1: none yet)', labelNames, registers: [registry] });
-    this.lag = new Gauge({ name: 'mdq_projector_lag_messages', help: 'Messages in the partition not yet applied to the view', labelNames, registers: [registry] });
+    this.applied = new Gauge({
+      name: 'mdq_projector_applied_offset',
+      help: 'Last Kafka offset applied to the Redis view (-1: none yet)',
+      labelNames,
+      registers: [registry],
+    });
+    this.lag = new Gauge({
+      name: 'mdq_projector_lag_messages',
+      help: 'Messages in the partition not yet applied to the view',
+      labelNames,
+      registers: [registry],
+    });
   }
 
   /** `highWatermark` is the offset the next message will get (Kafka's high watermark). */

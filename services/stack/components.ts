@@ -148,22 +148,16 @@ export function registryComponent(dataDir: string, ports: Ports, kafkaBrokers: s
   const dir = path.join(dataDir, 'registry');
   let jar = '';
   const spec = () =>
-    daemon(
-      dir,
-      'registry',
-      javaBin(),
-      ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', `-Dmdq.stack=${dir}`, '-jar', jar],
-      {
-        // KafkaSQL storage: every schema is an event on a Kafka topic, so the registry is as
-        // durable as the broker and holds no state of its own.
-        APICURIO_STORAGE_KIND: 'kafkasql',
-        APICURIO_KAFKASQL_BOOTSTRAP_SERVERS: kafkaBrokers,
-        QUARKUS_HTTP_HOST: '127.0.0.1',
-        QUARKUS_HTTP_PORT: String(ports.registry),
-        QUARKUS_LOG_LEVEL: 'WARN',
-        QUARKUS_LOG_CONSOLE_JSON: 'false',
-      },
-    );
+    daemon(dir, 'registry', javaBin(), ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', `-Dmdq.stack=${dir}`, '-jar', jar], {
+      // KafkaSQL storage: every schema is an event on a Kafka topic, so the registry is as
+      // durable as the broker and holds no state of its own.
+      APICURIO_STORAGE_KIND: 'kafkasql',
+      APICURIO_KAFKASQL_BOOTSTRAP_SERVERS: kafkaBrokers,
+      QUARKUS_HTTP_HOST: '127.0.0.1',
+      QUARKUS_HTTP_PORT: String(ports.registry),
+      QUARKUS_LOG_LEVEL: 'WARN',
+      QUARKUS_LOG_CONSOLE_JSON: 'false',
+    });
   const base = `http://127.0.0.1:${ports.registry}`;
   return {
     name: 'registry',
@@ -212,21 +206,28 @@ export function redisComponent(dataDir: string, ports: Ports, name: 'redis' | 'v
   const dir = path.join(dataDir, name);
   const port = name === 'redis' ? ports.redis : ports.viewsRedis;
   const spec = () =>
-    daemon(dir, 'redis', 'redis-server', [
-      '--bind',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--dir',
+    daemon(
       dir,
-      ...PERSISTENCE[name],
-      ...maxmemoryArgs(maxmemory),
-      '--daemonize',
-      'no',
-      '--protected-mode',
-      'yes',
-      // redis-server rewrites its command line to "redis-server <bind>:<port>"; the port is in both forms.
-    ], undefined, String(port));
+      'redis',
+      'redis-server',
+      [
+        '--bind',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--dir',
+        dir,
+        ...PERSISTENCE[name],
+        ...maxmemoryArgs(maxmemory),
+        '--daemonize',
+        'no',
+        '--protected-mode',
+        'yes',
+        // redis-server rewrites its command line to "redis-server <bind>:<port>"; the port is in both forms.
+      ],
+      undefined,
+      String(port),
+    );
   return {
     name,
     url: `redis://127.0.0.1:${port}`,

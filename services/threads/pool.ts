@@ -45,7 +45,11 @@ export function startThreads<T>(o: ThreadPoolOptions<T>): ThreadPool {
   let stopping = false;
   for (let thread = 0; thread < o.count; thread++) {
     // Loader hooks are per thread: the thread registers tsx itself before loading the TypeScript.
-    const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(o.entry)});`, { eval: true, workerData: o.task(thread), resourceLimits: o.resourceLimits });
+    const w = new Worker(`require('tsx/cjs'); require(${JSON.stringify(o.entry)});`, {
+      eval: true,
+      workerData: o.task(thread),
+      resourceLimits: o.resourceLimits,
+    });
     w.on('message', (m: FromThread) => {
       if (m.kind === 'metrics') pending.get(m.id)?.(m.metrics);
       else if (m.kind === 'failed') {

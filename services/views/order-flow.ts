@@ -104,14 +104,21 @@ export function comboOf(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tr
  * within [lo, hi] (null: open): the tiers whose premium span overlaps the range, times the sets
  * the values are filed under.
  */
-export function combosAllowing(o: { contractTypes?: readonly string[]; tradeSides?: readonly string[]; sectors?: readonly string[]; premium?: readonly [number | null, number | null] }): Combo[] {
+export function combosAllowing(o: {
+  contractTypes?: readonly string[];
+  tradeSides?: readonly string[];
+  sectors?: readonly string[];
+  premium?: readonly [number | null, number | null];
+}): Combo[] {
   const D = COMBO_DIMENSIONS;
   const [lo, hi] = o.premium ?? [null, null];
   // A tier's set holds premiums from the tier up to the next tier.
   const tiers = D.tier.filter((t, i) => (hi === null || t <= hi) && (lo === null || i === D.tier.length - 1 || D.tier[i + 1] > lo));
   const pick = (all: readonly string[], want?: readonly string[]) => (want ? [...new Set(want.map((v) => inList(all, v)))] : all);
   const out: Combo[] = [];
-  for (const t of tiers) for (const c of pick(D.contractType, o.contractTypes)) for (const s of pick(D.tradeSide, o.tradeSides)) for (const x of pick(D.sector, o.sectors)) out.push([t, c, s, x]);
+  for (const t of tiers)
+    for (const c of pick(D.contractType, o.contractTypes))
+      for (const s of pick(D.tradeSide, o.tradeSides)) for (const x of pick(D.sector, o.sectors)) out.push([t, c, s, x]);
   return out;
 }
 
@@ -224,7 +231,11 @@ export class SessionIndexKeys {
   /** The combination set of a row (comboOf), found by a number rather than a joined string. */
   combo(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): string {
     const D = COMBO_DIMENSIONS;
-    const id = ((premiumTierPosition(row.premium) * D.contractType.length + listPosition(D.contractType, row.contractType)) * D.tradeSide.length + listPosition(D.tradeSide, row.tradeSideCode)) * D.sector.length + listPosition(D.sector, row.sector);
+    const id =
+      ((premiumTierPosition(row.premium) * D.contractType.length + listPosition(D.contractType, row.contractType)) * D.tradeSide.length +
+        listPosition(D.tradeSide, row.tradeSideCode)) *
+        D.sector.length +
+      listPosition(D.sector, row.sector);
     let key = this.combos.get(id);
     if (key === undefined) this.combos.set(id, (key = this.k.combo(this.d, comboOf(row))));
     return key;
@@ -526,7 +537,9 @@ export function eachIndexEntry(k: OrderFlowKeys, row: OrderFlowRow, to: (key: st
 const SORT_VALUES = INDEXED_SORTS.map((x) => SORT_INDEXES[x].value);
 
 /** Every statistics counter field, in a fixed order (2 types x 5 sides x 3). */
-export const STAT_FIELDS: readonly string[] = CONTRACT_TYPES.flatMap((t) => TRADE_SIDES.flatMap((s) => (['p', 'n', 'v'] as const).map((w) => statField(t, s, w))));
+export const STAT_FIELDS: readonly string[] = CONTRACT_TYPES.flatMap((t) =>
+  TRADE_SIDES.flatMap((s) => (['p', 'n', 'v'] as const).map((w) => statField(t, s, w))),
+);
 
 /**
  * Where a row's counters are in STAT_FIELDS: the premium field's position (the trade count and the

@@ -73,26 +73,45 @@ async function main(): Promise<void> {
   if (v === null) throw new Error(`no order-flow view under prefix ${config.keyPrefix}`);
   const held = await orderFlowSessions(redis, config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, Number(v));
   if (!held.includes(SESSION)) throw new Error(`session ${SESSION} is not in the view (it holds ${held.join(', ')})`);
-  const { key } = await new ApiKeyStore(keysRedis, config.keyPrefix, SECRET).create({ workspace: 'bench', user: `cost-${Date.now()}`, label: 'api cost bench' });
+  const { key } = await new ApiKeyStore(keysRedis, config.keyPrefix, SECRET).create({
+    workspace: 'bench',
+    user: `cost-${Date.now()}`,
+    label: 'api cost bench',
+  });
   /** An API process from checkout `root` on `port`, and a way to POST to it; ready once it answers. */
   const start = async (root: string, port: number, nodeArgs: string[]) => {
     // The API's own flags (node-args.ts), then the side's (a later V8 flag wins).
     const extra = [...nodeArgs, ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(PROFILE)}`] : [])];
     const proc = spawn(process.execPath, nodeArgv('api/main.ts', [], extra, root), {
       // The response cache off unless asked for: the cost of computing an answer is what is measured.
-      env: { ...process.env, PORT: String(port), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn', MDQ_API_CACHE_MB: CACHE ? process.env.MDQ_API_CACHE_MB ?? '' : '0' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        API_KEY_SECRET: SECRET,
+        MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
+        LOG_LEVEL: 'warn',
+        MDQ_API_CACHE_MB: CACHE ? (process.env.MDQ_API_CACHE_MB ?? '') : '0',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     apis.push(proc);
     const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CLIENTS });
     const post = async (p: string, body: unknown) => {
-      const res = await pool.request({ path: p, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await pool.request({
+        path: p,
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const text = await res.body.text();
       if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`);
     };
     // Ready once it answers an order-flow request (/readyz also wants views this prefix may lack).
     for (let i = 0; ; i++) {
-      const ready = await post(C, { size: 1 }).then(() => true, () => false);
+      const ready = await post(C, { size: 1 }).then(
+        () => true,
+        () => false,
+      );
       if (ready) break;
       if (i > 150) throw new Error('the API did not become ready');
       await new Promise((r) => setTimeout(r, 200));
@@ -118,7 +137,11 @@ async function main(): Promise<void> {
     ['consolidated, one row', C, { sessionDate: SESSION, size: 1 }],
     ['consolidated, latest session (no sessionDate), 50', C, { size: 50 }],
     ['unconsolidated, one ticker, 50', U, { sessionDate: SESSION, size: 50, filter: { tickers: 'SPY' } }],
-    ['unconsolidated, PUT + ASK + premium >= 10k, 50', U, { sessionDate: SESSION, size: 50, filter: { contractTypes: 'PUT', tradeSideCodes: 'A', premiumRange: { min: 10_000 } } }],
+    [
+      'unconsolidated, PUT + ASK + premium >= 10k, 50',
+      U,
+      { sessionDate: SESSION, size: 50, filter: { contractTypes: 'PUT', tradeSideCodes: 'A', premiumRange: { min: 10_000 } } },
+    ],
     ['consolidated, premium desc, 50', C, { sessionDate: SESSION, size: 50, sort: { field: 'PREMIUM', direction: 'DESCENDING' } }],
   ];
   const out: Record<string, unknown>[] = [];
@@ -133,7 +156,13 @@ async function main(): Promise<void> {
         rounds.push({ a: ca, b: cb });
       }
       const sum = (k: 'a' | 'b') => rounds.reduce((t, x) => t + x[k], 0);
-      const row = { query: name, requests: REQUESTS, clientsEach: CLIENTS, cpuMsPerRequest: rounds, ratioBToA: Math.round((sum('b') / sum('a')) * 1000) / 1000 };
+      const row = {
+        query: name,
+        requests: REQUESTS,
+        clientsEach: CLIENTS,
+        cpuMsPerRequest: rounds,
+        ratioBToA: Math.round((sum('b') / sum('a')) * 1000) / 1000,
+      };
       console.log(JSON.stringify(row));
       out.push(row);
       continue;
@@ -156,7 +185,10 @@ async function main(): Promise<void> {
   const file = path.join(repoRoot, `test/bench/results/api-request-cost${AB ? '-ab' : ''}${CACHE ? '-cached' : ''}.json`);
   const responseCache = CACHE ? 'on: identical requests answered from it' : 'off';
   const ab = AB ? { a: { root: repoRoot, nodeArgs: NODE_ARGS.a }, b: { root: B_ROOT, nodeArgs: NODE_ARGS.b } } : undefined;
-  fs.writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', responseCache, ab, results: out }, null, 2)}\n`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), session: SESSION, machine: '2 cores shared by the API, Redis and the load generator', responseCache, ab, results: out }, null, 2)}\n`,
+  );
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }
 

@@ -37,7 +37,6 @@ return {1, ARGV[3]}
 import type { Projection } from '../../projections/runtime/projection';
 import { eventsByPartition, orderFlowSample } from '../support/order-flow-sample';
 
-
 const N = Number(process.argv[2] ?? 100_000);
 const DATE = '2024-05-01';
 
@@ -81,7 +80,10 @@ async function main(): Promise<void> {
           // comparing the two paths' cost.
           const ops = coalesceOps(ch.ops).map((op) => op.map((a) => (typeof a === 'string' ? a : a.toString('latin1'))));
           const keys = [ch.keys.offsets, ...new Set(ops.map((o) => o[1]))];
-          const [ok] = (await redis.eval(LUA_APPLY, keys.length, ...keys, topic, String(ch.first - 1), String(ch.last), JSON.stringify(ops))) as [number, string];
+          const [ok] = (await redis.eval(LUA_APPLY, keys.length, ...keys, topic, String(ch.first - 1), String(ch.last), JSON.stringify(ops))) as [
+            number,
+            string,
+          ];
           if (ok !== 1) throw new Error('not applied');
         } else {
           const r = await applyAtomically(redis, ch.keys.offsets, topic, ch.first - 1, ch.last, ch.ops);
@@ -89,7 +91,9 @@ async function main(): Promise<void> {
         }
       }
       const cpu = (await redisCpu(redis)) - c0;
-      console.log(`${mode} round ${round}: redis ${((cpu / prints.length) * 1e6).toFixed(2)} us/row, wall ${((Date.now() - t0) * 1000 / prints.length).toFixed(2)} us/row`);
+      console.log(
+        `${mode} round ${round}: redis ${((cpu / prints.length) * 1e6).toFixed(2)} us/row, wall ${(((Date.now() - t0) * 1000) / prints.length).toFixed(2)} us/row`,
+      );
     }
   }
   redis.disconnect();

@@ -49,7 +49,12 @@ async function main(): Promise<void> {
   const progress = new ProgressTracker(kafka, registry, prefix);
   await progress.start();
   const deps = { config, kafka, registry, topicPrefix: prefix, progress };
-  const results: Record<string, unknown> = { date, profile, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, node: process.version };
+  const results: Record<string, unknown> = {
+    date,
+    profile,
+    machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+  };
   const log = (k: string, v: unknown) => {
     results[k] = v;
     console.log(`${k}: ${typeof v === 'number' ? v.toLocaleString('en-US') : JSON.stringify(v)}`);
@@ -113,7 +118,8 @@ async function main(): Promise<void> {
   const n = Number(values['daily-sessions']);
   t0 = Date.now();
   let dailyEvents = 0;
-  for (let i = end; i > end - n; i--) dailyEvents += (await produceSession(deps, { seed: 42, profile: dailyProfile, date: TRADING_DAYS[i], level: 'daily' })).events;
+  for (let i = end; i > end - n; i--)
+    dailyEvents += (await produceSession(deps, { seed: 42, profile: dailyProfile, date: TRADING_DAYS[i], level: 'daily' })).events;
   const dailySeconds = (Date.now() - t0) / 1000;
   log(`daily_${dailyProfile}_${n}SessionsSeconds`, dailySeconds);
   log(`daily_${dailyProfile}_events`, dailyEvents);

@@ -110,7 +110,15 @@ export const luaString = (s: string) => {
  * counts as an error. Each wrk reports its latency distribution as 1,000 quantiles; several are
  * merged by weighting each quantile with its process's request count (exact to 0.1 % of rank).
  */
-export async function wrkLoad(o: { urls: string[]; headers: Record<string, string>; body: string; clients: number; seconds: number; warmupSeconds: number; hooks?: MeasureHooks }): Promise<LoadResult> {
+export async function wrkLoad(o: {
+  urls: string[];
+  headers: Record<string, string>;
+  body: string;
+  clients: number;
+  seconds: number;
+  warmupSeconds: number;
+  hooks?: MeasureHooks;
+}): Promise<LoadResult> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-wrk-'));
   const script = path.join(dir, 'post.lua');
   const headers = Object.entries(o.headers)
@@ -141,7 +149,10 @@ end
     const parts = runs.map((r) => {
       const line = r.stdout.split('\n').find((l) => l.startsWith('MDQ '));
       if (!line) throw new Error(`wrk printed no summary: ${r.stdout}`);
-      return { ...(JSON.parse(line.slice(4)) as { requests: number; durationUs: number; errors: number; max: number; quantiles: number[] }), cpuSeconds: r.cpuSeconds };
+      return {
+        ...(JSON.parse(line.slice(4)) as { requests: number; durationUs: number; errors: number; max: number; quantiles: number[] }),
+        cpuSeconds: r.cpuSeconds,
+      };
     });
     const at = mergedQuantiles(parts);
     const requests = parts.reduce((s, p) => s + p.requests, 0);

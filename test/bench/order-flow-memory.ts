@@ -30,12 +30,16 @@ async function main(): Promise<void> {
   const redis = new Redis({ port });
   try {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      redis.ping(),
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000))),
-    ]).finally(() => clearTimeout(timer));
+    await Promise.race([redis.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000)))]).finally(
+      () => clearTimeout(timer),
+    );
     const { prints, consolidated, openInterest } = orderFlowSample(N, DATE);
-    const results: Record<string, unknown> = { rows: prints.length, consolidatedRows: consolidated.length, openInterestContracts: openInterest.length, redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1] };
+    const results: Record<string, unknown> = {
+      rows: prints.length,
+      consolidatedRows: consolidated.length,
+      openInterestContracts: openInterest.length,
+      redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
+    };
     for (const [name, projection, rows] of [
       ['prints', orderFlowPrintsProjection, prints],
       ['consolidated', orderFlowConsolidatedProjection, consolidated],

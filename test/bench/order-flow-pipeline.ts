@@ -140,7 +140,13 @@ async function main(): Promise<void> {
   await admin.connect();
   const redis = createRedis(config.viewsRedisUrl); // the views and the processor's state
   await provisionTopicsAndSchemas(config);
-  const out: Record<string, unknown> = { measuredAt: new Date().toISOString(), profile: PROFILE, date: DATE, machine: '2 cores, 24 GiB, shared by Kafka, Redis and the measured process', keyPrefix: config.keyPrefix };
+  const out: Record<string, unknown> = {
+    measuredAt: new Date().toISOString(),
+    profile: PROFILE,
+    date: DATE,
+    machine: '2 cores, 24 GiB, shared by Kafka, Redis and the measured process',
+    keyPrefix: config.keyPrefix,
+  };
 
   // 1. The source: the most active symbols of the profile (by options activity weight).
   const universe = loadUniverse();
@@ -167,7 +173,11 @@ async function main(): Promise<void> {
       [],
     );
     const daily = market.session(DATE, 'daily', chosen);
-    for (let k = 0; k < daily.chunks; k++) await writer.commit(daily.chunk(k).filter((e) => e.type === 'open-interest'), []);
+    for (let k = 0; k < daily.chunks; k++)
+      await writer.commit(
+        daily.chunk(k).filter((e) => e.type === 'open-interest'),
+        [],
+      );
     const tick = market.session(DATE, 'tick', chosen);
     prints = 0;
     let batch: SimEvent[] = [];
@@ -197,7 +207,10 @@ async function main(): Promise<void> {
     for (;;) {
       if (proc.exitCode !== null) throw new Error(`processor exited:\n${proc.output().slice(-3000)}`);
       const [{ partitions }] = await admin.fetchOffsets({ groupId: processorGroupId(config.topicPrefix), topics: [topic('option-print')] });
-      processorRate.progress(partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0), Date.now());
+      processorRate.progress(
+        partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0),
+        Date.now(),
+      );
       // A partition that received no print (few symbols) has no committed offset: it is done.
       const done = source.every((s) => Number(s.high) === 0 || Number(partitions.find((p) => p.partition === s.partition)?.offset ?? -1) >= Number(s.high));
       if (done) break;
@@ -206,9 +219,21 @@ async function main(): Promise<void> {
     const processorEnd = Date.now();
     const processorSeconds = (processorEnd - t) / 1000;
     const processorCpu = await phaseCpu(redis, work, processorSeconds, processCpuSeconds(proc.pid));
-    const processorReplay = processorRate.result(prints, source.reduce((n, s) => n + Number(s.high), 0), processorEnd);
-    out.processor = { seconds: processorSeconds, printsPerSecond: Math.round(prints / processorSeconds), cpu: processorCpu, replay: processorReplay, note: 'printsPerSecond includes the start-up (spawn, group join, reference load); replay.messagesPerSecond runs from the first committed offset seen (polled every 250 ms) to the end' };
-    console.log(`[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s (after ${processorReplay.startSeconds} s of start: ${processorReplay.messagesPerSecond}/s); cores ${JSON.stringify(processorCpu)}`);
+    const processorReplay = processorRate.result(
+      prints,
+      source.reduce((n, s) => n + Number(s.high), 0),
+      processorEnd,
+    );
+    out.processor = {
+      seconds: processorSeconds,
+      printsPerSecond: Math.round(prints / processorSeconds),
+      cpu: processorCpu,
+      replay: processorReplay,
+      note: 'printsPerSecond includes the start-up (spawn, group join, reference load); replay.messagesPerSecond runs from the first committed offset seen (polled every 250 ms) to the end',
+    };
+    console.log(
+      `[processor] ${prints} prints in ${processorSeconds.toFixed(1)} s = ${Math.round(prints / processorSeconds)} prints/s (after ${processorReplay.startSeconds} s of start: ${processorReplay.messagesPerSecond}/s); cores ${JSON.stringify(processorCpu)}`,
+    );
     mem1 = await usedMemory(redis);
     out.processorStateBytes = mem1 - mem0;
   }
@@ -234,7 +259,10 @@ async function main(): Promise<void> {
       if (lag) {
         const own = lag.filter((l) => l.topic === topic(derived));
         derivedOffsets = own.reduce((n, l) => n + l.latest + 1, 0);
-        rate.progress(own.reduce((n, l) => n + l.applied + 1, 0), Date.now());
+        rate.progress(
+          own.reduce((n, l) => n + l.applied + 1, 0),
+          Date.now(),
+        );
       }
       if (lag && caughtUp(lag)) break;
       await sleep(250);
@@ -246,8 +274,18 @@ async function main(): Promise<void> {
     let rows = 0;
     for (let p = 0; p < 12; p++) rows += await redis.hlen(orderFlowKeys(new PartitionKeys(config.keyPrefix, view, 1, p)).rows(DATE));
     const after = await usedMemory(redis);
-    projected[view] = { messages: prints, rows, seconds, messagesPerSecond: Math.round(prints / seconds), replay, bytesPerRow: Math.round((after - mem) / rows), cpu };
-    console.log(`[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s (after ${replay.startSeconds} s of start: ${replay.messagesPerSecond}/s); ${Math.round((after - mem) / rows)} B/row; cores ${JSON.stringify(cpu)}`);
+    projected[view] = {
+      messages: prints,
+      rows,
+      seconds,
+      messagesPerSecond: Math.round(prints / seconds),
+      replay,
+      bytesPerRow: Math.round((after - mem) / rows),
+      cpu,
+    };
+    console.log(
+      `[projector ${view}] ${prints} messages -> ${rows} rows in ${seconds.toFixed(1)} s = ${Math.round(prints / seconds)} msg/s (after ${replay.startSeconds} s of start: ${replay.messagesPerSecond}/s); ${Math.round((after - mem) / rows)} B/row; cores ${JSON.stringify(cpu)}`,
+    );
     mem = after;
     projector.kill('SIGTERM');
     await new Promise((r) => projector.once('exit', r));
@@ -301,7 +339,10 @@ async function main(): Promise<void> {
         let groupSeen = false;
         const deadline = sent + 120_000;
         while ((!printSeen || !groupSeen) && Date.now() < deadline) {
-          const [a, b] = await Promise.all([printSeen ? 1 : redis.hexists(pk(ORDER_FLOW_PRINTS_VIEW), rowKey), groupSeen ? 1 : redis.hexists(pk(ORDER_FLOW_CONSOLIDATED_VIEW), rowKey)]);
+          const [a, b] = await Promise.all([
+            printSeen ? 1 : redis.hexists(pk(ORDER_FLOW_PRINTS_VIEW), rowKey),
+            groupSeen ? 1 : redis.hexists(pk(ORDER_FLOW_CONSOLIDATED_VIEW), rowKey),
+          ]);
           const now = Date.now();
           if (!printSeen && a) {
             printSeen = true;
@@ -323,8 +364,19 @@ async function main(): Promise<void> {
   await Promise.all(pending);
   stop = true;
   await background;
-  const pct = (h: hdr.Histogram) => ({ samples: h.totalCount, p50: h.getValueAtPercentile(50), p90: h.getValueAtPercentile(90), p99: h.getValueAtPercentile(99), max: h.maxValue });
-  out.liveFreshnessMs = { backgroundPrintsPerSecond: BACKGROUND, unconsolidated: pct(hPrint), consolidated: pct(hGroup), measured: 'print time (wall clock at send) to row present in the view, polled every ~2 ms' };
+  const pct = (h: hdr.Histogram) => ({
+    samples: h.totalCount,
+    p50: h.getValueAtPercentile(50),
+    p90: h.getValueAtPercentile(90),
+    p99: h.getValueAtPercentile(99),
+    max: h.maxValue,
+  });
+  out.liveFreshnessMs = {
+    backgroundPrintsPerSecond: BACKGROUND,
+    unconsolidated: pct(hPrint),
+    consolidated: pct(hGroup),
+    measured: 'print time (wall clock at send) to row present in the view, polled every ~2 ms',
+  };
   console.log(`[live] freshness ms: prints ${JSON.stringify(pct(hPrint))}; consolidated ${JSON.stringify(pct(hGroup))}`);
 
   await producer.disconnect();
@@ -333,14 +385,21 @@ async function main(): Promise<void> {
   await finish(path.join(repoRoot, 'test/bench/results/order-flow-pipeline.json'), out, admin, redis);
 }
 
-async function finish(file: string, out: Record<string, unknown>, admin: ReturnType<ReturnType<typeof createKafka>['admin']>, redis: ReturnType<typeof createRedis>): Promise<void> {
+async function finish(
+  file: string,
+  out: Record<string, unknown>,
+  admin: ReturnType<ReturnType<typeof createKafka>['admin']>,
+  redis: ReturnType<typeof createRedis>,
+): Promise<void> {
   if (DROP) {
     for (const view of VIEWS) out[`dropped:${view}`] = await dropVersion(redis, config.keyPrefix, view, 1);
   }
   await admin.disconnect();
   redis.disconnect();
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
-  console.log(`results written to ${path.relative(process.cwd(), file)}; ${DROP ? 'views dropped' : `views kept under MDQ_KEY_PREFIX=${config.keyPrefix}`}; topics: ${config.topicPrefix}`);
+  console.log(
+    `results written to ${path.relative(process.cwd(), file)}; ${DROP ? 'views dropped' : `views kept under MDQ_KEY_PREFIX=${config.keyPrefix}`}; topics: ${config.topicPrefix}`,
+  );
   process.exit(0);
 }
 

@@ -77,7 +77,18 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const sourceTopic = topicName(printSpec, prefix);
-  const results: Record<string, unknown> = { prints: n, profile, date, chunk: Number(values.chunk), concurrency: Number(values.concurrency), stateSaveMs: Number(values['state-save-ms']), threads: values.threads, nodeOptions: values['node-options'] ?? null, machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`, node: process.version };
+  const results: Record<string, unknown> = {
+    prints: n,
+    profile,
+    date,
+    chunk: Number(values.chunk),
+    concurrency: Number(values.concurrency),
+    stateSaveMs: Number(values['state-save-ms']),
+    threads: values.threads,
+    nodeOptions: values['node-options'] ?? null,
+    machine: `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB`,
+    node: process.version,
+  };
   // Whether node_modules carries this repo's kafkajs produce patch (patches/, applied by postinstall).
   results.kafkajsProducePatch = fs.readFileSync(require.resolve('kafkajs/src/protocol/encoder.js'), 'utf8').includes('varints are written in place');
   const log = (k: string, v: unknown) => {
@@ -91,7 +102,10 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const writer = new ChunkWriter(kafka, createRegistry(config), prefix, 'bench-source');
     await writer.connect();
-    await writer.commit(loadUniverse().map((i) => ({ type: 'instrument', time: 0, data: { ...i } })), []);
+    await writer.commit(
+      loadUniverse().map((i) => ({ type: 'instrument', time: 0, data: { ...i } })),
+      [],
+    );
     const gen = marketFor(42, profile).session(date, 'tick');
     let produced = 0;
     let pending: SimEvent[] = [];
@@ -192,7 +206,16 @@ function procStat(pid: number): { cpuSeconds: number; peakRssMiB: number } {
   }
 }
 
-async function measure(admin: Admin, redis: Redis, env: NodeJS.ProcessEnv, prefix: string, keyPrefix: string, n: number, lastOffsets: Map<number, number>, values: Record<string, string | undefined>): Promise<Record<string, number>> {
+async function measure(
+  admin: Admin,
+  redis: Redis,
+  env: NodeJS.ProcessEnv,
+  prefix: string,
+  keyPrefix: string,
+  n: number,
+  lastOffsets: Map<number, number>,
+  values: Record<string, string | undefined>,
+): Promise<Record<string, number>> {
   const script = 'projections/order-flow-processor/main.ts';
   // The flags production starts it with (services/node-args.ts), then the ones asked for.
   const extra: string[] = [];
@@ -200,7 +223,17 @@ async function measure(admin: Admin, redis: Redis, env: NodeJS.ProcessEnv, prefi
   if (values['cpu-prof']) extra.push('--cpu-prof', `--cpu-prof-dir=${path.resolve(values['cpu-prof'])}`);
   const child = spawn(process.execPath, nodeArgv(script, [], extra), {
     cwd: repoRoot,
-    env: { ...env, ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}), MDQ_TOPIC_PREFIX: prefix, MDQ_KEY_PREFIX: keyPrefix, LOG_LEVEL: 'warn', MDQ_PROCESSOR_CHUNK: values.chunk, MDQ_PROCESSOR_CONCURRENCY: values.concurrency, MDQ_PROCESSOR_THREADS: values.threads, MDQ_PROCESSOR_STATE_SAVE_MS: values['state-save-ms'] },
+    env: {
+      ...env,
+      ...(values['node-options'] ? { NODE_OPTIONS: values['node-options'] } : {}),
+      MDQ_TOPIC_PREFIX: prefix,
+      MDQ_KEY_PREFIX: keyPrefix,
+      LOG_LEVEL: 'warn',
+      MDQ_PROCESSOR_CHUNK: values.chunk,
+      MDQ_PROCESSOR_CONCURRENCY: values.concurrency,
+      MDQ_PROCESSOR_THREADS: values.threads,
+      MDQ_PROCESSOR_STATE_SAVE_MS: values['state-save-ms'],
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const started = Date.now();

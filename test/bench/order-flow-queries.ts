@@ -63,7 +63,8 @@ const DRIVER = flag('driver', 'c');
 if (DRIVER !== 'c' && DRIVER !== 'node') throw new Error('--driver is c or node');
 if (DRIVER === 'c') {
   for (const cmd of ['wrk', ...(API_ONLY ? [] : ['pgbench'])]) {
-    if (!hasCommand(cmd)) throw new Error(`--driver c needs ${cmd} on the PATH (apt-get install -y ${cmd === 'wrk' ? 'wrk' : 'postgresql-client'}), or run with --driver node`);
+    if (!hasCommand(cmd))
+      throw new Error(`--driver c needs ${cmd} on the PATH (apt-get install -y ${cmd === 'wrk' ? 'wrk' : 'postgresql-client'}), or run with --driver node`);
   }
 }
 const PORTS = Array.from({ length: API_PROCESSES }, (_, i) => API_PORT + i);
@@ -107,7 +108,21 @@ async function* storedRows(view: string, v: number): AsyncGenerator<{ rowKey: st
 
 // --- PostgreSQL ------------------------------------------------------------------------------
 
-const COLUMNS = ['row_key', 'session_date', 'ticker', 'contract_type', 'sector', 'trade_side_code', 'premium', 'size', 'volume', 'dte', 'strike_price', 'trade_time', 'doc'];
+const COLUMNS = [
+  'row_key',
+  'session_date',
+  'ticker',
+  'contract_type',
+  'sector',
+  'trade_side_code',
+  'premium',
+  'size',
+  'volume',
+  'dte',
+  'strike_price',
+  'trade_time',
+  'doc',
+];
 
 function tsvEscape(s: string): string {
   return s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
@@ -190,14 +205,28 @@ async function load(fn: () => Promise<void>, hooks?: MeasureHooks): Promise<Load
   await Promise.all(loops);
   const ms = (q: number) => usToMs(h.getValueAtPercentile(q));
   const clientCpuMsPerRequest = msPerRequest((cpu.user + cpu.system) / 1e6, h.totalCount);
-  return { p50: ms(50), p90: ms(90), p99: ms(99), max: usToMs(h.maxValue), requests: h.totalCount, perSecond: Math.round(h.totalCount / elapsed), errors, clientCpuMsPerRequest };
+  return {
+    p50: ms(50),
+    p90: ms(90),
+    p99: ms(99),
+    max: usToMs(h.maxValue),
+    requests: h.totalCount,
+    perSecond: Math.round(h.totalCount / elapsed),
+    errors,
+    clientCpuMsPerRequest,
+  };
 }
 
 /**
  * The query's load through the API, with the CPU per request the API processes and the views'
  * Redis spent during the measured part.
  */
-async function apiLoad(key: string, tape: Tape, body: unknown, procs: ChildProcess[]): Promise<LoadResult & { apiCpuMsPerRequest: number | null; redisCpuMsPerRequest: number }> {
+async function apiLoad(
+  key: string,
+  tape: Tape,
+  body: unknown,
+  procs: ChildProcess[],
+): Promise<LoadResult & { apiCpuMsPerRequest: number | null; redisCpuMsPerRequest: number }> {
   const cpu = () => procs.reduce((s, p) => s + (processCpuSeconds(p.pid) ?? NaN), 0);
   let api0 = 0;
   let redis0 = 0;
@@ -225,7 +254,11 @@ async function apiLoad(key: string, tape: Tape, body: unknown, procs: ChildProce
           hooks,
         })
       : await load(async () => void (await post(key, tape.path, body)), hooks);
-  return { ...res, apiCpuMsPerRequest: msPerRequest(Number.isNaN(apiCpu) ? null : apiCpu, res.requests), redisCpuMsPerRequest: msPerRequest(redisUsed, res.requests) };
+  return {
+    ...res,
+    apiCpuMsPerRequest: msPerRequest(Number.isNaN(apiCpu) ? null : apiCpu, res.requests),
+    redisCpuMsPerRequest: msPerRequest(redisUsed, res.requests),
+  };
 }
 
 /** The query's load on PostgreSQL. */
@@ -248,7 +281,10 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
   // Each process is used once it answers a request (healthy is not enough: Redis may not be up yet).
   for (const port of PORTS) {
     for (let i = 0; ; i++) {
-      const ok = await post(key, TAPES[0].path, { sessionDate: SESSION, size: 1 }, port).then(() => true, () => false);
+      const ok = await post(key, TAPES[0].path, { sessionDate: SESSION, size: 1 }, port).then(
+        () => true,
+        () => false,
+      );
       if (ok) break;
       if (i > 200) throw new Error('the API did not start');
       await new Promise((r) => setTimeout(r, 200));
@@ -264,7 +300,12 @@ const pools = new Map<number, HttpPool>();
 async function post(key: string, p: string, body: unknown, port = PORTS[turn++ % PORTS.length]): Promise<any> {
   let pool = pools.get(port);
   if (!pool) pools.set(port, (pool = new HttpPool(`http://127.0.0.1:${port}`, { connections: CLIENTS })));
-  const res = await pool.request({ path: p, method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await pool.request({
+    path: p,
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.body.json()) as any;
   if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${JSON.stringify(json)}`);
   return json;
@@ -303,11 +344,18 @@ async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
     const res: any = await post(key, tape.path, { ...byPremium, searchAfter: cursor });
     cursor = res.nextSearchAfter;
   }
-  const pgCursor = (await pool.query(`SELECT premium, row_key FROM ${tape.table} WHERE session_date = $1 ORDER BY premium DESC, row_key DESC OFFSET 949 LIMIT 1`, [SESSION])).rows[0];
+  const pgCursor = (
+    await pool.query(`SELECT premium, row_key FROM ${tape.table} WHERE session_date = $1 ORDER BY premium DESC, row_key DESC OFFSET 949 LIMIT 1`, [SESSION])
+  ).rows[0];
   const sel = `SELECT doc FROM ${tape.table} WHERE session_date = $1`;
   return [
     { name: 'first page, unfiltered', body: base, sql: `${sel} ORDER BY trade_time DESC, row_key DESC LIMIT 50`, params: [SESSION] },
-    { name: `one ticker (${ticker})`, body: { ...base, filter: { tickers: ticker } }, sql: `${sel} AND ticker = $2 ORDER BY trade_time DESC, row_key DESC LIMIT 50`, params: [SESSION, ticker] },
+    {
+      name: `one ticker (${ticker})`,
+      body: { ...base, filter: { tickers: ticker } },
+      sql: `${sel} AND ticker = $2 ORDER BY trade_time DESC, row_key DESC LIMIT 50`,
+      params: [SESSION, ticker],
+    },
     {
       name: 'PUT, premium >= $500k, ASK, TECHNOLOGY',
       body: { ...base, filter: { contractTypes: 'PUT', premiumRange: { min: 500000 }, tradeSideCodes: 'ASK', sectors: 'TECHNOLOGY' } },
@@ -327,17 +375,29 @@ async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
 async function main(): Promise<void> {
   if (!SESSION) throw new Error('usage: bench:queries -- <sessionDate> [--seconds N] [--clients N] [--skip-pg-load]');
   const pool = new Pool({ connectionString: PG_URL, max: CLIENTS });
-  const out: Record<string, unknown> = { session: SESSION, clients: CLIENTS, apiProcesses: API_PROCESSES, responseCache: CACHE_OFF ? 'off (MDQ_API_CACHE_MB=0)' : 'on (default): every client repeats the same request', seconds: SECONDS, machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator', driver: DRIVER === 'c' ? 'wrk (API) and pgbench (PostgreSQL), 1 thread each' : 'Node: undici (parsing each answer) and node-postgres', at: new Date().toISOString() };
+  const out: Record<string, unknown> = {
+    session: SESSION,
+    clients: CLIENTS,
+    apiProcesses: API_PROCESSES,
+    responseCache: CACHE_OFF ? 'off (MDQ_API_CACHE_MB=0)' : 'on (default): every client repeats the same request',
+    seconds: SECONDS,
+    machine: '2 cores shared by the API, Redis, PostgreSQL and the load generator',
+    driver: DRIVER === 'c' ? 'wrk (API) and pgbench (PostgreSQL), 1 thread each' : 'Node: undici (parsing each answer) and node-postgres',
+    at: new Date().toISOString(),
+  };
   if (!SKIP_PG_LOAD) {
     for (const tape of TAPES) {
       const r = await loadPg(pool, tape);
-      console.log(`[pg] ${tape.table}: ${r.rows} rows loaded and indexed in ${r.seconds.toFixed(0)} s; table ${(r.tableBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(r.indexBytes / 2 ** 20).toFixed(0)} MiB`);
+      console.log(
+        `[pg] ${tape.table}: ${r.rows} rows loaded and indexed in ${r.seconds.toFixed(0)} s; table ${(r.tableBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(r.indexBytes / 2 ** 20).toFixed(0)} MiB`,
+      );
       out[`pg_${tape.name}`] = { ...r, bytesPerRow: Math.round((r.tableBytes + r.indexBytes) / r.rows) };
     }
   }
   const loadFile = path.join(repoRoot, 'test/bench/results/order-flow-pg-load.json');
   if (!SKIP_PG_LOAD) fs.writeFileSync(loadFile, `${JSON.stringify(out, null, 2)}\n`);
-  else if (fs.existsSync(loadFile)) Object.assign(out, Object.fromEntries(Object.entries(JSON.parse(fs.readFileSync(loadFile, 'utf8'))).filter(([k]) => k.startsWith('pg_'))));
+  else if (fs.existsSync(loadFile))
+    Object.assign(out, Object.fromEntries(Object.entries(JSON.parse(fs.readFileSync(loadFile, 'utf8'))).filter(([k]) => k.startsWith('pg_'))));
   if (LOAD_ONLY) {
     await pool.end();
     redis.disconnect();
@@ -369,7 +429,10 @@ async function main(): Promise<void> {
     redis.disconnect();
     keysRedis.disconnect();
   }
-  const file = path.join(repoRoot, `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}${API_ONLY ? '-api-only' : ''}${DRIVER === 'node' ? '-node-driver' : ''}.json`);
+  const file = path.join(
+    repoRoot,
+    `test/bench/results/order-flow-queries${CLIENTS === 32 ? '' : `-${CLIENTS}-clients`}${API_PROCESSES === 1 ? '' : `-${API_PROCESSES}-api`}${CACHE_OFF ? '-no-cache' : ''}${API_ONLY ? '-api-only' : ''}${DRIVER === 'node' ? '-node-driver' : ''}.json`,
+  );
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`results written to ${path.relative(process.cwd(), file)}`);
 }

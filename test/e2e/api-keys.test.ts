@@ -129,7 +129,9 @@ describe('the keys CLI', () => {
   });
 
   it('revoke <id> refuses the key from the next request on: 401 with WWW-Authenticate', async () => {
-    const created = JSON.parse((await keysCli('create', '--workspace', 'acme', '--user', 'carol', '--label', 'to revoke', '--json')).out.trim().split('\n').pop()!);
+    const created = JSON.parse(
+      (await keysCli('create', '--workspace', 'acme', '--user', 'carol', '--label', 'to revoke', '--json')).out.trim().split('\n').pop()!,
+    );
     expect((await api.post(PATH, {}, bearer(created.key))).status).toBe(200);
     const revoked = await keysCli('revoke', created.id);
     expect(revoked.code).toBe(0);
@@ -137,7 +139,13 @@ describe('the keys CLI', () => {
     const res = await api.post(PATH, {}, bearer(created.key));
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(res.json).toMatchObject({ type: '/docs/problems/unauthorized', status: 401, category: 'auth', code: 'Unauthorized', detail: 'The API key is malformed, unknown or revoked' });
+    expect(res.json).toMatchObject({
+      type: '/docs/problems/unauthorized',
+      status: 401,
+      category: 'auth',
+      code: 'Unauthorized',
+      detail: 'The API key is malformed, unknown or revoked',
+    });
     const listed = JSON.parse((await keysCli('list', '--json')).out.trim().split('\n').pop()!);
     expect(listed.find((r: { id: string }) => r.id === created.id).revoked).toBe(true);
     expect((await keysCli('revoke', created.id)).out).toMatch(/already revoked/);
@@ -210,7 +218,8 @@ describe('storage', () => {
 });
 
 describe('refused credentials', () => {
-  const raw = (headers: Record<string, string>) => fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+  const raw = (headers: Record<string, string>) =>
+    fetch(`${api.url}${PATH}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
 
   it.each([
     ['missing', {}, /^Missing Authorization header/],

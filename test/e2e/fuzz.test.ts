@@ -48,7 +48,13 @@ afterAll(async () => {
 
 async function memory(): Promise<{ heapMiB: number; rssMiB: number }> {
   const text = await (await fetch(`${api.url}/metrics`)).text();
-  const value = (name: string) => Number(text.split('\n').find((l) => l.startsWith(`${name} `))!.split(' ')[1]);
+  const value = (name: string) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => l.startsWith(`${name} `))!
+        .split(' ')[1],
+    );
   return { heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20, rssMiB: value('process_resident_memory_bytes') / 2 ** 20 };
 }
 
@@ -107,7 +113,11 @@ it(`${RUNS.toLocaleString('en')} hostile bodies across every mounted endpoint: n
   expect(api.alive()).toBe(true);
   expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
   // The process still serves real queries correctly.
-  const ok = await fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size": 5}' });
+  const ok = await fetch(`${api.url}/v1/news/tool/news-articles`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: '{"size": 5}',
+  });
   expect(ok.status).toBe(200);
   expect(((await ok.json()) as { data: unknown[] }).data).toHaveLength(5);
   // Bounded memory: no growth with the number of requests served (the bounds are ~3x what a run uses).

@@ -33,7 +33,18 @@ it('one JSON line per request: request id, method, endpoint, path, status, laten
   expect(res.status).toBe(200);
   expect(res.headers.get('x-request-id')).toBe('trace-0001');
   const line = await waitFor('the log line', async () => lineFor('trace-0001'));
-  expect(line).toMatchObject({ level: 30, proc: 'api', msg: 'request', requestId: 'trace-0001', method: 'POST', endpoint: PATH, path: PATH, status: 200, workspace: 'log-ws', user: 'log-user' });
+  expect(line).toMatchObject({
+    level: 30,
+    proc: 'api',
+    msg: 'request',
+    requestId: 'trace-0001',
+    method: 'POST',
+    endpoint: PATH,
+    path: PATH,
+    status: 200,
+    workspace: 'log-ws',
+    user: 'log-user',
+  });
   expect(line.keyId).toMatch(/^key_/);
   expect(typeof line.ms).toBe('number');
   expect(line.ms).toBeGreaterThanOrEqual(0);
@@ -87,10 +98,18 @@ it('an api/main.ts process writes the same JSON lines to stdout', async () => {
   // /healthz answers before the process's Redis connection is up (liveness does not need Redis);
   // until it is, requests get a 503. Wait for the first non-503 answer before the logged request.
   await waitFor('the API to reach Redis', async () => {
-    const r = await fetch(`${spawned!.url}${PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'warm-up' }, body: '{"size":1}' });
+    const r = await fetch(`${spawned!.url}${PATH}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'warm-up' },
+      body: '{"size":1}',
+    });
     return r.status !== 503;
   });
-  const res = await fetch(`${spawned.url}${PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'stdout-1' }, body: '{"size":1}' });
+  const res = await fetch(`${spawned.url}${PATH}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'X-Request-Id': 'stdout-1' },
+    body: '{"size":1}',
+  });
   expect(res.status).toBe(200);
   const line = await waitFor('the stdout line', async () =>
     spawned!

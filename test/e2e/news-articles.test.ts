@@ -32,7 +32,14 @@ afterAll(async () => {
 
 /** Reference order: publishedTime descending, then id descending. */
 const byNewest = (a: NewsArticle, b: NewsArticle) => b.publishedTime - a.publishedTime || b.id - a.id;
-const row = (a: NewsArticle, withBody = false) => ({ id: a.id, publishedTime: a.publishedTime, title: a.title, topics: a.topics, tickers: a.tickers, body: withBody ? a.body : null });
+const row = (a: NewsArticle, withBody = false) => ({
+  id: a.id,
+  publishedTime: a.publishedTime,
+  title: a.title,
+  topics: a.topics,
+  tickers: a.tickers,
+  body: withBody ? a.body : null,
+});
 
 async function walk(body: Record<string, unknown>): Promise<{ rows: any[]; pages: number }> {
   const rows: any[] = [];
@@ -52,12 +59,16 @@ async function walk(body: Record<string, unknown>): Promise<{ rows: any[]; pages
   return { rows, pages };
 }
 
-
 describe('paging', () => {
   it('defaults to 50 rows, newest first with the id as tie-break', async () => {
     const res = await api.post(PATH, {});
     expect(res.status).toBe(200);
-    expect(res.json.data).toEqual([...articles].sort(byNewest).slice(0, 50).map((a) => row(a)));
+    expect(res.json.data).toEqual(
+      [...articles]
+        .sort(byNewest)
+        .slice(0, 50)
+        .map((a) => row(a)),
+    );
     expect(res.json.nextSearchAfter).toEqual([String(res.json.data[49].publishedTime), String(res.json.data[49].id)]);
   });
 
@@ -114,7 +125,12 @@ describe('time selectors', () => {
     const start = articles[30].publishedTime;
     const end = articles[60].publishedTime;
     const { rows } = await walk({ size: 100, timeRange: { startTime: new Date(start).toISOString(), endTime: new Date(end).toISOString() } });
-    expect(rows.map((r) => r.id)).toEqual(articles.filter((a) => a.publishedTime >= start && a.publishedTime < end).sort(byNewest).map((a) => a.id));
+    expect(rows.map((r) => r.id)).toEqual(
+      articles
+        .filter((a) => a.publishedTime >= start && a.publishedTime < end)
+        .sort(byNewest)
+        .map((a) => a.id),
+    );
   });
 
   it.each([
@@ -133,13 +149,20 @@ describe('time selectors', () => {
 
 describe('filters', () => {
   const ids = async (body: Record<string, unknown>) => (await walk({ size: 100, ...body })).rows.map((r) => r.id);
-  const want = (pred: (a: NewsArticle) => boolean) => articles.filter(pred).sort(byNewest).map((a) => a.id);
+  const want = (pred: (a: NewsArticle) => boolean) =>
+    articles
+      .filter(pred)
+      .sort(byNewest)
+      .map((a) => a.id);
 
   it('tickers, topics and sentiments accept singular/plural and scalar/array, OR within, AND across', async () => {
     const expected = want((a) => a.tickers.some((t) => t.ticker === 'MSFT' || t.ticker === 'TSLA'));
-    for (const filter of [{ tickers: ['MSFT', 'TSLA'] }, { ticker: ['msft', 'tsla'] }, { TICKERS: ['MSFT', 'TSLA'] }]) expect(await ids({ filter })).toEqual(expected);
+    for (const filter of [{ tickers: ['MSFT', 'TSLA'] }, { ticker: ['msft', 'tsla'] }, { TICKERS: ['MSFT', 'TSLA'] }])
+      expect(await ids({ filter })).toEqual(expected);
     expect(await ids({ filter: { ticker: 'MSFT' } })).toEqual(want((a) => a.tickers.some((t) => t.ticker === 'MSFT')));
-    expect(await ids({ filter: { topics: ['Econ #s', 'movers & shakers'] } })).toEqual(want((a) => a.topics.includes('ECON_NUMBERS') || a.topics.includes('MOVERS_AND_SHAKERS')));
+    expect(await ids({ filter: { topics: ['Econ #s', 'movers & shakers'] } })).toEqual(
+      want((a) => a.topics.includes('ECON_NUMBERS') || a.topics.includes('MOVERS_AND_SHAKERS')),
+    );
     expect(await ids({ filter: { sentiment: 'extremely bullish', topic: 'FDA' } })).toEqual(
       want((a) => a.tickers.some((t) => t.sentiment === 'EXTREMELY_BULLISH') && a.topics.includes('FDA')),
     );
@@ -156,7 +179,13 @@ describe('filters', () => {
       conjunction: 'AND',
       filters: [
         { field: 'body', operation: 'EQUALS', value: 'guidance raised' },
-        { conjunction: 'OR', filters: [{ field: 'SENTIMENT', operation: '>=', value: 'MODERATELY_BULLISH' }, { field: 'id', operation: '<', values: [10] }] },
+        {
+          conjunction: 'OR',
+          filters: [
+            { field: 'SENTIMENT', operation: '>=', value: 'MODERATELY_BULLISH' },
+            { field: 'id', operation: '<', values: [10] },
+          ],
+        },
       ],
     };
     const expected = want(
@@ -170,7 +199,13 @@ describe('filters', () => {
   });
 
   it('filterExpression over ids and times with values', async () => {
-    const expr = { conjunction: 'OR', filters: [{ field: 'ID', operation: '=', values: [5, 6, 7] }, { field: 'published_time', operation: 'GREATER_THAN', value: new Date(articles[395].publishedTime).toISOString() }] };
+    const expr = {
+      conjunction: 'OR',
+      filters: [
+        { field: 'ID', operation: '=', values: [5, 6, 7] },
+        { field: 'published_time', operation: 'GREATER_THAN', value: new Date(articles[395].publishedTime).toISOString() },
+      ],
+    };
     expect(await ids({ filterExpression: expr })).toEqual(want((a) => [5, 6, 7].includes(a.id) || a.publishedTime > articles[395].publishedTime));
   });
 
@@ -196,7 +231,12 @@ describe('projection and body', () => {
     const plain = await api.post(PATH, { size: 20 });
     expect(plain.json.data.every((r: any) => r.body === null)).toBe(true);
     const withBody = await api.post(PATH, { size: 20, includeBody: true });
-    expect(withBody.json.data).toEqual([...articles].sort(byNewest).slice(0, 20).map((a) => row(a, true)));
+    expect(withBody.json.data).toEqual(
+      [...articles]
+        .sort(byNewest)
+        .slice(0, 20)
+        .map((a) => row(a, true)),
+    );
     expect(withBody.json.data.some((r: any) => typeof r.body === 'string')).toBe(true);
   });
 

@@ -154,7 +154,13 @@ it('every request example is accepted by the live API and every response example
 
 it('real responses with data match the documented schemas, whatever the projection', async () => {
   const validate = schemaValidator()('NewsArticlesResponse');
-  for (const body of [{}, { size: 100, includeBody: true }, { size: 7, includes: ['ID', 'title'] }, { size: 7, excludes: ['TICKER'] }, { filter: { ticker: 'NOPE' } }]) {
+  for (const body of [
+    {},
+    { size: 100, includeBody: true },
+    { size: 7, includes: ['ID', 'title'] },
+    { size: 7, excludes: ['TICKER'] },
+    { filter: { ticker: 'NOPE' } },
+  ]) {
     const res = await api.post('/v1/news/tool/news-articles', body);
     expect(res.status).toBe(200);
     if (!('ticker' in ((body as { filter?: object }).filter ?? {}))) expect(res.json.data.length).toBeGreaterThan(0);
@@ -177,7 +183,7 @@ it('real problem responses match the Problem schema', async () => {
 });
 
 describe('the interactive reference at /docs', () => {
-  it('loads only this server\'s files: no other origin in the page, a Content-Security-Policy that forbids them', async () => {
+  it("loads only this server's files: no other origin in the page, a Content-Security-Policy that forbids them", async () => {
     const res = await fetch(`${api.url}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);

@@ -19,7 +19,11 @@ let projector: (ChildProcess & { output: () => string }) | undefined;
 let projectorUrl = '';
 
 /** Messages applied over all partitions (offsets are 0-based) and the summed lag, from projector metrics. */
-const series = (text: string, name: string) => text.split('\n').filter((l) => l.startsWith(`${name}{`)).map((l) => Number(l.split(' ').pop()));
+const series = (text: string, name: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`))
+    .map((l) => Number(l.split(' ').pop()));
 const appliedTotal = (text: string) => series(text, 'mdq_projector_applied_offset').reduce((n, v) => n + v + 1, 0);
 const lagTotal = (text: string) => series(text, 'mdq_projector_lag_messages').reduce((n, v) => n + v, 0);
 
@@ -80,40 +84,59 @@ describe('/readyz and the projector process', () => {
     expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news not built yet/);
   });
 
-  it('a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads\' summed metrics report every offset applied once and zero lag', async () => {
+  it("a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads' summed metrics report every offset applied once and zero lag", async () => {
     const articles = syntheticArticles(120);
     await pipe.producer.send(pipe.newsSpec, articles as never);
     const port = await freePort();
     projector = spawnTs('projections/main.ts', [], { ...configEnv(config), METRICS_PORT: String(port), MDQ_PROJECTOR_THREADS: '2' });
-    const ready = await waitFor('readyz to turn 200', async () => {
-      const r = await get('/readyz');
-      return r.status === 200 ? r : null;
-    }, 90_000, 250);
+    const ready = await waitFor(
+      'readyz to turn 200',
+      async () => {
+        const r = await get('/readyz');
+        return r.status === 200 ? r : null;
+      },
+      90_000,
+      250,
+    );
     expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1 } } });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;
-    const projectorMetrics = await waitFor('the projector to report every message applied', async () => {
-      const r = await get('/metrics', projectorUrl).catch(() => null);
-      return r?.status === 200 && appliedTotal(r.text) === articles.length ? r.text : null;
-    }, 60_000, 250);
+    const projectorMetrics = await waitFor(
+      'the projector to report every message applied',
+      async () => {
+        const r = await get('/metrics', projectorUrl).catch(() => null);
+        return r?.status === 200 && appliedTotal(r.text) === articles.length ? r.text : null;
+      },
+      60_000,
+      250,
+    );
     expect(projectorMetrics).toMatch(/^# TYPE mdq_projector_lag_messages gauge$/m);
     const lags = projectorMetrics.split('\n').filter((l) => l.startsWith('mdq_projector_lag_messages{'));
     expect(lags.length).toBeGreaterThan(0);
     for (const l of lags) {
-      expect(l).toMatch(new RegExp(`^mdq_projector_lag_messages\\{view="news",version="1",topic="${pipe.newsTopic.replace(/\./g, '\\.')}",partition="\\d+"\\} 0$`));
+      expect(l).toMatch(
+        new RegExp(`^mdq_projector_lag_messages\\{view="news",version="1",topic="${pipe.newsTopic.replace(/\./g, '\\.')}",partition="\\d+"\\} 0$`),
+      );
     }
     expect(projectorMetrics).toMatch(/^process_resident_memory_bytes \d+/m);
     expect((await get('/anything-else', projectorUrl)).status).toBe(404);
   });
 
   it('the projector metrics follow new messages', async () => {
-    const more = syntheticArticles(150).slice(120).map((a) => ({ ...a, id: a.id + 10_000 }));
+    const more = syntheticArticles(150)
+      .slice(120)
+      .map((a) => ({ ...a, id: a.id + 10_000 }));
     await pipe.producer.send(pipe.newsSpec, more as never);
-    await waitFor('the projector to report the new messages applied', async () => {
-      const r = await get('/metrics', projectorUrl).catch(() => null);
-      return r?.status === 200 && appliedTotal(r.text) === 150 && lagTotal(r.text) === 0;
-    }, 60_000, 250);
+    await waitFor(
+      'the projector to report the new messages applied',
+      async () => {
+        const r = await get('/metrics', projectorUrl).catch(() => null);
+        return r?.status === 200 && appliedTotal(r.text) === 150 && lagTotal(r.text) === 0;
+      },
+      60_000,
+      250,
+    );
   });
 });
 

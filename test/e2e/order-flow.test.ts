@@ -34,7 +34,39 @@ const SYMBOLS = ['SPY', 'AAPL', 'JPM', 'XOM', 'GME', 'NVDA'];
 const D1 = '2026-11-19';
 const D2 = '2026-11-20';
 
-const PRINT_KEYS = ['id', 'osi', 'ticker', 'contractType', 'expirationDate', 'dte', 'strikePrice', 'sector', 'industry', 'exchange', 'premium', 'size', 'volume', 'openInterest', 'optionPrice', 'askPrice', 'bidPrice', 'bidAskSpread', 'stockPrice', 'impliedVolatility', 'tradeSideCode', 'tradeType', 'sentimentType', 'isUnusual', 'isOpeningPosition', 'isETF', 'isIndex', 'isVolumeGreaterThanOpenInterest', 'greeks', 'moneyness', 'tradeTime'];
+const PRINT_KEYS = [
+  'id',
+  'osi',
+  'ticker',
+  'contractType',
+  'expirationDate',
+  'dte',
+  'strikePrice',
+  'sector',
+  'industry',
+  'exchange',
+  'premium',
+  'size',
+  'volume',
+  'openInterest',
+  'optionPrice',
+  'askPrice',
+  'bidPrice',
+  'bidAskSpread',
+  'stockPrice',
+  'impliedVolatility',
+  'tradeSideCode',
+  'tradeType',
+  'sentimentType',
+  'isUnusual',
+  'isOpeningPosition',
+  'isETF',
+  'isIndex',
+  'isVolumeGreaterThanOpenInterest',
+  'greeks',
+  'moneyness',
+  'tradeTime',
+];
 const CONSOLIDATED_KEYS = [...PRINT_KEYS.filter((k) => k !== 'osi'), 'tradeConsolidationType', 'isGoldenSweep', 'comprisingTrades'];
 
 function sourceEvents(): { reference: SimEvent[]; openInterest: SimEvent[]; prints: SimEvent[] } {
@@ -49,14 +81,17 @@ function sourceEvents(): { reference: SimEvent[]; openInterest: SimEvent[]; prin
     for (let k = 0; k < tick.chunks; k++) for (const e of tick.chunk(k)) if (e.type === 'option-print') prints.push(e);
     // Start-of-session open interest is in the daily tier; a few contracts get none (OI 0).
     const daily = market.session(date, 'daily', new Set(symbols));
-    for (let k = 0; k < daily.chunks; k++) for (const e of daily.chunk(k)) if (e.type === 'open-interest' && Number(e.data.strikePrice) % 7 !== 0) openInterest.push(e);
+    for (let k = 0; k < daily.chunks; k++)
+      for (const e of daily.chunk(k)) if (e.type === 'open-interest' && Number(e.data.strikePrice) % 7 !== 0) openInterest.push(e);
   }
   const reference = loadUniverse().map((i) => ({ type: 'instrument' as const, time: 0, data: { ...i } as Record<string, unknown> }));
   return { reference, openInterest, prints };
 }
 
 const EVENTS = sourceEvents();
-const REFERENCE = new Map<string, ReferenceData>(loadUniverse().map((i) => [i.symbol, { sector: i.sector, industry: i.industry, isETF: i.isETF, isIndex: i.isIndex }]));
+const REFERENCE = new Map<string, ReferenceData>(
+  loadUniverse().map((i) => [i.symbol, { sector: i.sector, industry: i.industry, isETF: i.isETF, isIndex: i.isIndex }]),
+);
 let kafka: Kafka;
 let admin: Admin;
 let api: TestApi;
@@ -100,7 +135,10 @@ beforeAll(async () => {
   await expectedRows();
 
   const env = configEnv(config);
-  children = [spawnTs('projections/order-flow-processor/main.ts', [], env), spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env)];
+  children = [
+    spawnTs('projections/order-flow-processor/main.ts', [], env),
+    spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env),
+  ];
   const redis = createRedis(config.viewsRedisUrl);
   const derived = (spec: string) => topicName(topicFor(spec as never)!, config.topicPrefix);
   const oiTopic = topicName(topicFor('open-interest')!, config.topicPrefix);
@@ -191,9 +229,20 @@ describe.each(tapes)('$name', (tape) => {
   });
 
   it('timeRange is [startTime, endTime) across sessions', async () => {
-    const t = ofSession(tape.rows(), D1).map((r) => r.tradeTime).sort((a, b) => a - b);
-    const window = { startMs: t[Math.floor(t.length * 0.9)], endMs: ofSession(tape.rows(), D2).map((r) => r.tradeTime).sort((a, b) => a - b)[200] };
-    const body = { size: tape.max, timeRange: { startTime: new Date(window.startMs).toISOString(), endTime: new Date(window.endMs).toISOString() }, includes: ['ID', 'TRADE_TIME'] };
+    const t = ofSession(tape.rows(), D1)
+      .map((r) => r.tradeTime)
+      .sort((a, b) => a - b);
+    const window = {
+      startMs: t[Math.floor(t.length * 0.9)],
+      endMs: ofSession(tape.rows(), D2)
+        .map((r) => r.tradeTime)
+        .sort((a, b) => a - b)[200],
+    };
+    const body = {
+      size: tape.max,
+      timeRange: { startTime: new Date(window.startMs).toISOString(), endTime: new Date(window.endMs).toISOString() },
+      includes: ['ID', 'TRADE_TIME'],
+    };
     const { rows: got } = await walk(tape.path, body);
     const want = evaluate(tape.rows(), body, window);
     expect(got.map((r) => r.id)).toEqual(want.map((r) => r.id));
@@ -216,7 +265,10 @@ describe.each(tapes)('$name', (tape) => {
           const match = evaluate(ofSession(tape.rows(), D2), body).filter((r) => r.contractType === type && r.tradeSideCode === side);
           expect(stats[type][side].tradeCount).toBe(match.length);
           expect(stats[type][side].volume).toBe(match.reduce((s, r) => s + r.size, 0));
-          expect(stats[type][side].premium).toBeCloseTo(match.reduce((s, r) => s + r.premium, 0), 2);
+          expect(stats[type][side].premium).toBeCloseTo(
+            match.reduce((s, r) => s + r.premium, 0),
+            2,
+          );
         }
       }
       const next = await api.post(tape.path, { ...body, searchAfter: (res.json as any).nextSearchAfter });
@@ -313,10 +365,15 @@ describe('response cache', () => {
       await writer.commit([{ ...template, time, data: { ...template.data, id: `${template.data.id}-cache`, time } }], []);
       await writer.disconnect();
       let fresh: Awaited<ReturnType<TestApi['post']>> | undefined;
-      await waitFor('the new print in the answer', async () => {
-        fresh = await cached.post(U, body);
-        return (fresh.json as any).data[0].tradeTime === time;
-      }, 45_000, 100);
+      await waitFor(
+        'the new print in the answer',
+        async () => {
+          fresh = await cached.post(U, body);
+          return (fresh.json as any).data[0].tradeTime === time;
+        },
+        45_000,
+        100,
+      );
       expect(fresh!.headers.get('x-response-cache')).toBe('miss');
       expect((fresh!.json as any).data.slice(1)).toEqual((first.json as any).data.slice(0, 2));
       const after = await cached.post(U, body);

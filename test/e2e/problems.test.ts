@@ -59,7 +59,14 @@ async function expectProblem(res: Res, code: ProblemCode, detail?: RegExp): Prom
   expect(res.status).toBe(t.status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.json).toEqual(
-    expect.objectContaining({ type: `/docs/problems/${problemSlug(code)}`, title: t.title, status: t.status, category: t.category, code, instance: res.headers.get('x-request-id') }),
+    expect.objectContaining({
+      type: `/docs/problems/${problemSlug(code)}`,
+      title: t.title,
+      status: t.status,
+      category: t.category,
+      code,
+      instance: res.headers.get('x-request-id'),
+    }),
   );
   expect(typeof res.json.detail).toBe('string');
   expect(res.json.detail.length).toBeGreaterThan(0);
@@ -71,7 +78,10 @@ async function expectProblem(res: Res, code: ProblemCode, detail?: RegExp): Prom
 }
 
 const send = async (path: string, init: RequestInit = {}, withKey = true): Promise<Res> => {
-  const res = await fetch(`${api.url}${path}`, { ...init, headers: { ...(withKey ? { Authorization: `Bearer ${api.key}` } : {}), ...(init.headers as Record<string, string>) } });
+  const res = await fetch(`${api.url}${path}`, {
+    ...init,
+    headers: { ...(withKey ? { Authorization: `Bearer ${api.key}` } : {}), ...(init.headers as Record<string, string>) },
+  });
   return readResponse(res);
 };
 
@@ -112,7 +122,8 @@ describe('routing', () => {
 });
 
 describe('request bodies', () => {
-  const post = (body: string | Uint8Array, headers: Record<string, string> = { 'Content-Type': 'application/json' }) => send(PATH, { method: 'POST', body, headers });
+  const post = (body: string | Uint8Array, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
+    send(PATH, { method: 'POST', body, headers });
 
   it.each([
     ['truncated', '{"size": '],
@@ -174,7 +185,11 @@ describe('request bodies', () => {
     const gz = new Uint8Array(zlib.gzipSync('{"size": 1}'));
     expect((await post(gz, { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' })).status).toBe(200);
     await expectProblem(await post('{}', { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' }), 'ValidationFailure', /^body: could not be read/);
-    await expectProblem(await post('{}', { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' }), 'UnsupportedMediaType', /Content-Encoding is not supported/);
+    await expectProblem(
+      await post('{}', { 'Content-Type': 'application/json', 'Content-Encoding': 'compress' }),
+      'UnsupportedMediaType',
+      /Content-Encoding is not supported/,
+    );
   });
 
   it('a gzip bomb is stopped at the 64 KiB limit of the inflated body', async () => {

@@ -36,7 +36,9 @@ afterAll(async () => {
 /** Parses `"name"; r=12; t=60` (draft-08 RateLimit) or `"name"; q=240; w=60; pk=:..:` (RateLimit-Policy). */
 function params(header: string | null | undefined): { name: string; [k: string]: string } {
   expect(header).toBeTruthy();
-  const [name, ...rest] = String(header).split(';').map((s) => s.trim());
+  const [name, ...rest] = String(header)
+    .split(';')
+    .map((s) => s.trim());
   return { name: JSON.parse(name), ...Object.fromEntries(rest.map((p) => p.split('=') as [string, string])) };
 }
 
@@ -137,7 +139,12 @@ describe('requests without a valid key', () => {
     // Another address has its own budget.
     expect((await rawRequest(`${a.url}${PATH}`, { method: 'POST', headers: badKey, body: '{}', localAddress: '127.0.0.3' })).status).toBe(401);
     // A valid key from the throttled address is counted against its user, not the address.
-    const ok = await rawRequest(`${a.url}${PATH}`, { method: 'POST', headers: { Authorization: `Bearer ${a.key}`, 'Content-Type': 'application/json' }, body: '{}', localAddress: '127.0.0.2' });
+    const ok = await rawRequest(`${a.url}${PATH}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.key}`, 'Content-Type': 'application/json' },
+      body: '{}',
+      localAddress: '127.0.0.2',
+    });
     expect(ok.status).toBe(200);
     expect(params(ok.headers.ratelimit as string).name).toBe('per-user');
   });

@@ -9,11 +9,16 @@ import { spawnApi } from '../support/raw-http';
 
 /** Waits until the API's /readyz answers 503 with `redis: unreachable`, and returns its body. */
 function readyzUnreachable(apiUrl: string, what: string) {
-  return waitFor(what, async () => {
-    const r = await fetch(`${apiUrl}/readyz`);
-    const body = (await r.json()) as { checks?: { redis?: string } };
-    return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
-  }, 10_000, 200);
+  return waitFor(
+    what,
+    async () => {
+      const r = await fetch(`${apiUrl}/readyz`);
+      const body = (await r.json()) as { checks?: { redis?: string } };
+      return r.status === 503 && body.checks?.redis === 'unreachable' ? body : null;
+    },
+    10_000,
+    200,
+  );
 }
 
 /**
@@ -69,7 +74,11 @@ it('an API process started while Redis is down stays up, answers 503, and recove
 
   const api = await spawnApi(config, {}, { awaitRedis: false });
   const data = () =>
-    fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size":1}' });
+    fetch(`${api.url}/v1/news/tool/news-articles`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: '{"size":1}',
+    });
   const expectDown = async () => {
     const res = await data();
     expect(res.status).toBe(503);
@@ -81,10 +90,15 @@ it('an API process started while Redis is down stays up, answers 503, and recove
     expect(api.alive()).toBe(true);
   };
   const expectRecovered = async () => {
-    const res = await waitFor('the API to serve again', async () => {
-      const r = await data();
-      return r.status === 200 ? r : null;
-    }, 20_000, 200);
+    const res = await waitFor(
+      'the API to serve again',
+      async () => {
+        const r = await data();
+        return r.status === 200 ? r : null;
+      },
+      20_000,
+      200,
+    );
     expect(res.headers.get('ratelimit')).toMatch(/^"per-user"; r=\d+; t=\d+$/);
     await waitFor('readyz 200', async () => (await fetch(`${api.url}/readyz`)).status === 200, 10_000, 200);
   };
@@ -125,16 +139,25 @@ it('the views Redis alone going away gives 503s, and the API recovers when it re
   // No response cache: an answer cached before the outage would be served during it (for its 1 s).
   const api = await spawnApi(config, { MDQ_API_CACHE_MB: '0' });
   const data = () =>
-    fetch(`${api.url}/v1/news/tool/news-articles`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: '{"size":1}' });
+    fetch(`${api.url}/v1/news/tool/news-articles`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: '{"size":1}',
+    });
   try {
     await waitFor('the API to serve', async () => (await data()).status === 200, 20_000, 200);
     expect((await fetch(`${api.url}/readyz`)).status).toBe(200);
 
     await views.redis.stop();
-    const down = await waitFor('a 503', async () => {
-      const r = await data();
-      return r.status === 200 ? null : r;
-    }, 5_000, 200);
+    const down = await waitFor(
+      'a 503',
+      async () => {
+        const r = await data();
+        return r.status === 200 ? null : r;
+      },
+      5_000,
+      200,
+    );
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
     expect(await down.json()).toMatchObject({ status: 503, category: 'unavailable', code: 'ServiceUnavailable' });

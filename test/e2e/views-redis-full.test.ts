@@ -85,7 +85,12 @@ it('at the ceiling the projector waits and the API still answers; once memory is
     const refused = logs.lines().filter((l) => l.msg === 'could not apply a batch; retrying');
     expect(refused.length).toBeGreaterThan(0);
     // The reason, compactly: not the chunk's queued commands with their arguments.
-    expect(refused[0].err).toMatchObject({ type: 'ReplyError', name: 'ReplyError', command: 'exec', reasons: [expect.stringMatching(/^OOM command not allowed/)] });
+    expect(refused[0].err).toMatchObject({
+      type: 'ReplyError',
+      name: 'ReplyError',
+      command: 'exec',
+      reasons: [expect.stringMatching(/^OOM command not allowed/)],
+    });
     expect(JSON.stringify(refused[0]).length).toBeLessThan(1_000);
 
     // Memory available again: the retries go through without restarting anything.
@@ -98,7 +103,8 @@ it('at the ceiling the projector waits and the API still answers; once memory is
     await reference.start();
     await pipe.waitCaughtUp(1, `${config.keyPrefix}-ref`);
     // (Without the offsets bookkeeping, whose `seen` marks depend on how the fetches fell.)
-    const content = async (prefix: string) => Object.fromEntries(Object.entries(await snapshotView(admin, prefix, 'news', 1)).filter(([k]) => !k.endsWith(':offsets')));
+    const content = async (prefix: string) =>
+      Object.fromEntries(Object.entries(await snapshotView(admin, prefix, 'news', 1)).filter(([k]) => !k.endsWith(':offsets')));
     const got = await content(config.keyPrefix);
     expect(Object.keys(got).length).toBeGreaterThan(10);
     expect(got).toEqual(await content(`${config.keyPrefix}-ref`));

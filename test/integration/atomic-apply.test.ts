@@ -65,7 +65,18 @@ describe('applyAtomically', () => {
     const stale = await applyAtomically(redis, OFFSETS, 'topic-a', 9, 12, [['HSET', k('rows'), 'r3', 'x']], [['topic-b', -1]]);
     expect(stale).toEqual({ applied: false, conflict: true, offset: 9 });
     expect(await redis.hexists(k('rows'), 'r3')).toBe(0);
-    const fresh = await applyAtomically(redis, OFFSETS, 'topic-a', 9, 12, [['HSET', k('rows'), 'r3', 'x']], [['topic-b', 3], ['topic-c', -1]]);
+    const fresh = await applyAtomically(
+      redis,
+      OFFSETS,
+      'topic-a',
+      9,
+      12,
+      [['HSET', k('rows'), 'r3', 'x']],
+      [
+        ['topic-b', 3],
+        ['topic-c', -1],
+      ],
+    );
     expect(fresh).toEqual({ applied: true, conflict: false, offset: 12 });
     expect(await readAppliedOffsets(redis, OFFSETS, ['topic-a', 'topic-b', 'topic-c'])).toEqual([
       ['topic-a', 12],
@@ -117,7 +128,11 @@ describe('applyAtomically', () => {
       ['topic-e', 5],
     ]);
     // Computed again against the offsets now stored, it applies.
-    expect(await applyAtomically(redis, OFFSETS, 'topic-a', 12, 20, [['HSET', k('rows'), 'r4', 'again']], [['topic-e', 5]])).toEqual({ applied: true, conflict: false, offset: 20 });
+    expect(await applyAtomically(redis, OFFSETS, 'topic-a', 12, 20, [['HSET', k('rows'), 'r4', 'again']], [['topic-e', 5]])).toEqual({
+      applied: true,
+      conflict: false,
+      offset: 20,
+    });
     expect(await redis.hget(k('rows'), 'r4')).toBe('again');
   });
 });

@@ -51,10 +51,22 @@ describe('schema registry', () => {
 describe('file import', () => {
   it('produces the valid lines, reports each bad line with its number, and exits non-zero', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-import-')), 'events.jsonl');
-    const ok = (id: number) => JSON.stringify({ type: 'news', data: { id, publishedTime: 1714570200000 + id, title: `Imported ${id}`, topics: ['EARNINGS'], tickers: [{ ticker: 'AAPL', sentiment: 'NEUTRAL' }] } });
+    const ok = (id: number) =>
+      JSON.stringify({
+        type: 'news',
+        data: { id, publishedTime: 1714570200000 + id, title: `Imported ${id}`, topics: ['EARNINGS'], tickers: [{ ticker: 'AAPL', sentiment: 'NEUTRAL' }] },
+      });
     fs.writeFileSync(
       file,
-      [ok(9001), '{not json', ok(9002), JSON.stringify({ type: 'quote', data: {} }), '', JSON.stringify({ type: 'news', data: { id: 9003, publishedTime: 1, title: 'x', topics: ['Nope'] } }), ok(9004)].join('\n') + '\n',
+      [
+        ok(9001),
+        '{not json',
+        ok(9002),
+        JSON.stringify({ type: 'quote', data: {} }),
+        '',
+        JSON.stringify({ type: 'news', data: { id: 9003, publishedTime: 1, title: 'x', topics: ['Nope'] } }),
+        ok(9004),
+      ].join('\n') + '\n',
     );
     // Imports are jobs: a worker processes them, the CLI enqueues and reports.
     const worker = spawnTs('ingest/worker.ts', [], configEnv(config));
@@ -100,7 +112,15 @@ describe('simulated news feed', () => {
     const p = await openPipeline(cfg);
     try {
       let now = Date.UTC(2024, 4, 1, 14, 0, 30);
-      const feed = new NewsFeed({ producer: p.producer, redis: p.redis, keyPrefix: cfg.keyPrefix, log: createLogger('t', 'silent'), seed: 7, backfillDays: 1, now: () => now });
+      const feed = new NewsFeed({
+        producer: p.producer,
+        redis: p.redis,
+        keyPrefix: cfg.keyPrefix,
+        log: createLogger('t', 'silent'),
+        seed: 7,
+        backfillDays: 1,
+        now: () => now,
+      });
       const first = await feed.catchUp();
       const startMinute = Math.floor((Date.UTC(2024, 4, 1, 14, 0, 30) - 86_400_000) / 60_000);
       expect(first).toBe(newsBetween(7, startMinute, Math.floor(now / 60_000)).length);

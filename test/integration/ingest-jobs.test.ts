@@ -20,7 +20,9 @@ const config = testConfig('jobs');
 const env = { ...configEnv(config), MDQ_JOB_LOCK_MS: '3000' };
 const kafka = createKafka(config, 'mdq-test-jobs');
 const market = new SimulatedMarket(42, PROFILES.dev);
-const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventType !== 'instrument' && t.eventType !== 'calendar-day').map((t) => topicName(t, config.topicPrefix));
+const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventType !== 'instrument' && t.eventType !== 'calendar-day').map((t) =>
+  topicName(t, config.topicPrefix),
+);
 
 /** Expected committed events per topic for sessions at given tiers, from the generator itself. */
 function expected(sessions: [string, Tier[]][]): Record<string, number> {
@@ -148,4 +150,3 @@ describe('ingest jobs', () => {
     );
   });
 });
-

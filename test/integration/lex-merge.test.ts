@@ -64,7 +64,15 @@ describe('LexMerge', () => {
     const hi = 'm0700000';
     const own = { ...sources[0], min: '[m0500000' };
     const merge = new LexMerge(redis, [own, ...sources.slice(1)], { descending: false, min: `[${lo}`, max: `(${hi}`, firstChunk: 3 });
-    const expected = [...new Set([...members[0].filter((m) => m >= 'm0500000' && m < hi), ...members.slice(1).flat().filter((m) => m >= lo && m < hi)])].sort();
+    const expected = [
+      ...new Set([
+        ...members[0].filter((m) => m >= 'm0500000' && m < hi),
+        ...members
+          .slice(1)
+          .flat()
+          .filter((m) => m >= lo && m < hi),
+      ]),
+    ].sort();
     expect(await drain(merge, [10])).toEqual(expected);
   });
 

@@ -46,7 +46,19 @@ function sourceEvents(): { instruments: SimEvent[]; prints: SimEvent[] } {
   const t0 = Date.UTC(2026, 10, 20, 15, 0);
   for (let i = 0; i < 40; i++) {
     const time = t0 + i * 300; // 300 ms apart: consolidated into a few trades
-    const data = { id: `ZZZT-${i}`, osi: 'ZZZT  261218C00010000', ticker: UNKNOWN_TICKER, time, price: 1.05, size: 5 + i, exchange: i % 3 ? 'CBOE' : 'ISE', conditions: ['AUTO'], bidPrice: 1, askPrice: 1.05, underlyingPrice: 10.2 };
+    const data = {
+      id: `ZZZT-${i}`,
+      osi: 'ZZZT  261218C00010000',
+      ticker: UNKNOWN_TICKER,
+      time,
+      price: 1.05,
+      size: 5 + i,
+      exchange: i % 3 ? 'CBOE' : 'ISE',
+      conditions: ['AUTO'],
+      bidPrice: 1,
+      askPrice: 1.05,
+      underlyingPrice: 10.2,
+    };
     prints.push({ type: 'option-print', time, data });
   }
   const instruments = loadUniverse().map((i) => ({ type: 'instrument' as const, time: 0, data: { ...i } as Record<string, unknown> }));
@@ -54,7 +66,9 @@ function sourceEvents(): { instruments: SimEvent[]; prints: SimEvent[] } {
 }
 
 const EVENTS = sourceEvents();
-const REFERENCE = new Map<string, ReferenceData>(loadUniverse().map((i) => [i.symbol, { sector: i.sector, industry: i.industry, isETF: i.isETF, isIndex: i.isIndex }]));
+const REFERENCE = new Map<string, ReferenceData>(
+  loadUniverse().map((i) => [i.symbol, { sector: i.sector, industry: i.industry, isETF: i.isETF, isIndex: i.isIndex }]),
+);
 
 interface Expected {
   enriched: Map<number, EnrichedPrintEvent[]>;
@@ -143,7 +157,10 @@ async function readComplete(kafka: Kafka, topic: string, count: number): Promise
 
 /** Committed offset of the processor's group per source partition (-1: none). */
 async function committed(s: Scenario): Promise<Map<number, number>> {
-  const [{ partitions }] = await s.admin.fetchOffsets({ groupId: processorGroupId(s.config.topicPrefix), topics: [topicName(printSpec, s.config.topicPrefix)] });
+  const [{ partitions }] = await s.admin.fetchOffsets({
+    groupId: processorGroupId(s.config.topicPrefix),
+    topics: [topicName(printSpec, s.config.topicPrefix)],
+  });
   return new Map(partitions.map((p) => [p.partition, Number(p.offset)]));
 }
 
@@ -279,14 +296,19 @@ describe('order-flow processor', () => {
       expect(metrics).toMatch(/^mdq_processor_lag_messages\{/m);
       for (const m of metrics.matchAll(/^mdq_processor_lag_messages\{[^}]*\} (\d+)/gm)) expect(Number(m[1])).toBeLessThanOrEqual(1); // at most a trailing commit marker
       // Caught-up partitions have their state written while the process runs, not only at a stop.
-      await waitFor('the state of every caught-up partition to be written', async () => {
-        const c = await committed(s);
-        for (const [p, records] of s.source) {
-          if (!records.length) continue;
-          if ((await stateOffset(s, p)) !== c.get(p)! - 1) return false;
-        }
-        return true;
-      }, 10_000, 100);
+      await waitFor(
+        'the state of every caught-up partition to be written',
+        async () => {
+          const c = await committed(s);
+          for (const [p, records] of s.source) {
+            if (!records.length) continue;
+            if ((await stateOffset(s, p)) !== c.get(p)! - 1) return false;
+          }
+          return true;
+        },
+        10_000,
+        100,
+      );
       await stopGracefully(proc);
       await expectDerivedTopicsExact(s);
       await expectStateExact(s);

@@ -110,7 +110,8 @@ const CASES: Case[] = [
     name: 'combination: calls below $200k on the bid side, two sectors',
     hints: { contractTypes: ['CALL'], tradeSides: ['BID', 'BELOW_BID'], sectors: ['ETF', 'TECHNOLOGY'], ranges: { PREMIUM: [null, 200_000] } },
     window: null,
-    predicate: (r) => r.contractType === 'CALL' && ['BID', 'BELOW_BID'].includes(r.tradeSideCode) && ['ETF', 'TECHNOLOGY'].includes(r.sector) && r.premium <= 200_000,
+    predicate: (r) =>
+      r.contractType === 'CALL' && ['BID', 'BELOW_BID'].includes(r.tradeSideCode) && ['ETF', 'TECHNOLOGY'].includes(r.sector) && r.premium <= 200_000,
   },
   {
     name: 'one session, premium range and window',
@@ -124,7 +125,9 @@ const CASES: Case[] = [
 function brute(rows: OrderFlowRow[], c: Case, field: Sortable, descending: boolean): OrderFlowRow[] {
   const sessions = c.sessions ?? SESSIONS;
   const v = valueOf(field);
-  const out = rows.filter((r) => sessions.includes(r.sessionDate) && (!c.window || (r.tradeTime >= c.window.startMs && r.tradeTime < c.window.endMs)) && c.predicate(r));
+  const out = rows.filter(
+    (r) => sessions.includes(r.sessionDate) && (!c.window || (r.tradeTime >= c.window.startMs && r.tradeTime < c.window.endMs)) && c.predicate(r),
+  );
   out.sort((a, b) => compareKeys(encodeSortKey(v(a)), a.rowKey, encodeSortKey(v(b)), b.rowKey) * (descending ? -1 : 1));
   return out;
 }
@@ -241,7 +244,10 @@ describe('paging: every plan equals brute force', () => {
     expect(seen).toEqual(['B os']);
     // With a threshold below the set's size the planner walks the sort index instead.
     seen.length = 0;
-    await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, CASES[1], 'PREMIUM', false, 5), { candidateThreshold: 10, onPlan: (p) => seen.push(p) });
+    await readOrderFlowPage(redis, prefix, query(ORDER_FLOW_PRINTS_VIEW, CASES[1], 'PREMIUM', false, 5), {
+      candidateThreshold: 10,
+      onPlan: (p) => seen.push(p),
+    });
     expect(seen).toEqual(['A x:premium']);
     expect(CANDIDATE_THRESHOLD).toBe(5_000);
   });
@@ -255,7 +261,8 @@ describe('paging: every plan equals brute force', () => {
         const p = pipeline(...a);
         const exec = p.exec.bind(p);
         p.exec = ((cb?: never) => {
-          for (const cmd of (p as unknown as { _queue: { name: string }[] })._queue) if (cmd.name === 'zcard' || cmd.name === 'zlexcount') counts.push(cmd.name);
+          for (const cmd of (p as unknown as { _queue: { name: string }[] })._queue)
+            if (cmd.name === 'zcard' || cmd.name === 'zlexcount') counts.push(cmd.name);
           return exec(cb);
         }) as typeof p.exec;
         return p;
@@ -273,12 +280,24 @@ describe('paging: every plan equals brute force', () => {
     const puts = CASES.find((c) => c.name.startsWith('combination: puts'))!;
     // Premium floor on a tier boundary (100k), nothing else: no counting.
     expect(await run(puts)).toEqual({ plan: 'A cx', counted: 0 });
-    const anyPremium = { ...puts, hints: { ...puts.hints, ranges: {} }, predicate: (r: OrderFlowRow) => r.contractType === 'PUT' && ['ASK', 'ABOVE_ASK'].includes(r.tradeSideCode) && r.sector === 'Technology' };
+    const anyPremium = {
+      ...puts,
+      hints: { ...puts.hints, ranges: {} },
+      predicate: (r: OrderFlowRow) => r.contractType === 'PUT' && ['ASK', 'ABOVE_ASK'].includes(r.tradeSideCode) && r.sector === 'Technology',
+    };
     expect(await run(anyPremium)).toEqual({ plan: 'A cx', counted: 0 });
     // A floor between tiers, a ceiling or a ticker may make another family smaller: counted.
-    const between = { ...puts, hints: { ...puts.hints, ranges: { PREMIUM: [150_000, null] as [number, null] } }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium >= 150_000 };
+    const between = {
+      ...puts,
+      hints: { ...puts.hints, ranges: { PREMIUM: [150_000, null] as [number, null] } },
+      predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium >= 150_000,
+    };
     expect((await run(between)).counted).toBeGreaterThan(0);
-    const ceiling = { ...puts, hints: { ...puts.hints, ranges: { PREMIUM: [100_000, 900_000] as [number, number] } }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium <= 900_000 };
+    const ceiling = {
+      ...puts,
+      hints: { ...puts.hints, ranges: { PREMIUM: [100_000, 900_000] as [number, number] } },
+      predicate: (r: OrderFlowRow) => puts.predicate(r) && r.premium <= 900_000,
+    };
     expect((await run(ceiling)).counted).toBeGreaterThan(0);
     const ticker = { ...puts, hints: { ...puts.hints, tickers: ['AAPL'] }, predicate: (r: OrderFlowRow) => puts.predicate(r) && r.ticker === 'AAPL' };
     expect((await run(ticker)).counted).toBeGreaterThan(0);
@@ -355,7 +374,11 @@ describe('statistics equal brute force', () => {
       [ORDER_FLOW_PRINTS_VIEW, prints],
       [ORDER_FLOW_CONSOLIDATED_VIEW, consolidated],
     ] as const) {
-      for (const c of [CASES[0], CASES[1], { ...CASES[1], hints: { tickers: ['QQQ'] }, predicate: (r: OrderFlowRow) => r.ticker === 'QQQ', sessions: [SESSIONS[1]] }]) {
+      for (const c of [
+        CASES[0],
+        CASES[1],
+        { ...CASES[1], hints: { tickers: ['QQQ'] }, predicate: (r: OrderFlowRow) => r.ticker === 'QQQ', sessions: [SESSIONS[1]] },
+      ]) {
         const expected = bruteStats(rows, c);
         const plans: string[] = [];
         const viaCounters = await readOrderFlowStatistics(redis, prefix, statsQuery(view, c, true), { onPlan: (p) => plans.push(p) });

@@ -54,7 +54,8 @@ type Snapshot = Record<string, unknown>;
 
 /** The view as it must be, built from the events alone (snapshotView's format, offsets left out). */
 function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: ConsolidatedTradeEvent[]): Snapshot {
-  const rows: OrderFlowRow[] = view === ORDER_FLOW_PRINTS_VIEW ? expectedPrintRows(f) : expectedConsolidatedRows({ ...f, consolidated: consolidatedEvents ?? f.consolidated });
+  const rows: OrderFlowRow[] =
+    view === ORDER_FLOW_PRINTS_VIEW ? expectedPrintRows(f) : expectedConsolidatedRows({ ...f, consolidated: consolidatedEvents ?? f.consolidated });
   const hashes = new Map<string, Map<string, string>>();
   const zsets = new Map<string, Set<string>>();
   const hset = (key: string, field: string, value: string) => {
@@ -100,7 +101,11 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     const last = new Map((consolidatedEvents ?? f.consolidated).map((e) => [e.rowKey, e]));
     for (const e of last.values()) {
       const p = partitionOfRow(e);
-      hset(rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)), e.rowKey, encodeComprising(e.comprisingTrades).toString('latin1'));
+      hset(
+        rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)),
+        e.rowKey,
+        encodeComprising(e.comprisingTrades).toString('latin1'),
+      );
     }
   }
   for (const e of f.openInterest) {
@@ -220,14 +225,30 @@ describe('order-flow views from Kafka', () => {
   it('random interleavings and chunkings of the two topics give the same bytes', async () => {
     for (const seed of [1, 2, 3, 4]) {
       const prefix = `${config.keyPrefix}-mix${seed}`;
-      await projectDirect(pipe.redis, prefix, 1, orderFlowPrintsProjection, [
-        { spec: PRINTS_SPEC, events: fixture.prints },
-        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
-      ], seed, 60);
-      await projectDirect(pipe.redis, prefix, 1, orderFlowConsolidatedProjection, [
-        { spec: CONSOLIDATED_SPEC, events: fixture.consolidated },
-        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
-      ], seed + 100, 60);
+      await projectDirect(
+        pipe.redis,
+        prefix,
+        1,
+        orderFlowPrintsProjection,
+        [
+          { spec: PRINTS_SPEC, events: fixture.prints },
+          { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+        ],
+        seed,
+        60,
+      );
+      await projectDirect(
+        pipe.redis,
+        prefix,
+        1,
+        orderFlowConsolidatedProjection,
+        [
+          { spec: CONSOLIDATED_SPEC, events: fixture.consolidated },
+          { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+        ],
+        seed + 100,
+        60,
+      );
       for (const [view] of VIEWS) expect(await viewState(pipe, prefix, view)).toEqual(expectedSnapshot(view, fixture));
     }
   });
@@ -256,15 +277,20 @@ describe('order-flow views from Kafka', () => {
         await p.start();
         main.push(p);
       }
-      await waitFor('groups to consume the redelivered range', async () => {
-        let consumed = 0;
-        for (const [view, projection] of VIEWS) {
-          const group = groupId(config.topicPrefix, config.keyPrefix, view, 1);
-          const res = await admin.fetchOffsets({ groupId: group, topics: projection.topics.map((t) => topicName(t, config.topicPrefix)) });
-          for (const t of res) for (const p of t.partitions) consumed += Math.max(0, Number(p.offset));
-        }
-        return consumed === high;
-      }, 90_000, 200);
+      await waitFor(
+        'groups to consume the redelivered range',
+        async () => {
+          let consumed = 0;
+          for (const [view, projection] of VIEWS) {
+            const group = groupId(config.topicPrefix, config.keyPrefix, view, 1);
+            const res = await admin.fetchOffsets({ groupId: group, topics: projection.topics.map((t) => topicName(t, config.topicPrefix)) });
+            for (const t of res) for (const p of t.partitions) consumed += Math.max(0, Number(p.offset));
+          }
+          return consumed === high;
+        },
+        90_000,
+        200,
+      );
     } finally {
       await admin.disconnect();
     }
@@ -284,7 +310,15 @@ describe('order-flow views from Kafka', () => {
     const lastVersion = new Map(fixture.consolidated.map((e) => [e.rowKey, e]));
     // A multi-print trade whose new version moves it to another side and premium tier.
     const old = [...lastVersion.values()].find((e) => e.comprisingTrades.length >= 2 && e.premium < 100_000)!;
-    const extra = { ...old.comprisingTrades[0], id: 'c0ffee00-0000-5000-8000-000000000001', tradeTime: old.lastTradeTime + 100, size: 1_000, premium: 4_500_000, optionPrice: 45, tradeSideCode: 'BELOW_BID' as const };
+    const extra = {
+      ...old.comprisingTrades[0],
+      id: 'c0ffee00-0000-5000-8000-000000000001',
+      tradeTime: old.lastTradeTime + 100,
+      size: 1_000,
+      premium: 4_500_000,
+      optionPrice: 45,
+      tradeSideCode: 'BELOW_BID' as const,
+    };
     const next: ConsolidatedTradeEvent = {
       ...old,
       version: old.version + 1,
@@ -316,7 +350,10 @@ describe('order-flow views from Kafka', () => {
     await first.start();
     const applied = async () => {
       let n = 0;
-      for (let p = 0; p < 12; p++) n += Number((await pipe.redis.hget(new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p).offsets, topicName(PRINTS_SPEC, config.topicPrefix))) ?? -1) + 1;
+      for (let p = 0; p < 12; p++)
+        n +=
+          Number((await pipe.redis.hget(new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p).offsets, topicName(PRINTS_SPEC, config.topicPrefix))) ?? -1) +
+          1;
       return n;
     };
     await waitFor('some rows to be applied', async () => (await applied()) > 0, 60_000, 5);
@@ -379,9 +416,15 @@ describe('order-flow views from Kafka', () => {
       const seen = await waitFor('the open interest to be applied', async () => (await p2.redis.hget(keys.offsets, oiTopic)) ?? null, 60_000);
 
       const moved = { ...contract, openInterest: 7 };
-      const ops = await orderFlowPrintsProjection.project([{ topic: oiTopic, partition: part, offset: Number(seen) + 1, key: contract.ticker, value: moved }], keys, p2.redis);
+      const ops = await orderFlowPrintsProjection.project(
+        [{ topic: oiTopic, partition: part, offset: Number(seen) + 1, key: contract.ticker, value: moved }],
+        keys,
+        p2.redis,
+      );
       const other = await p2.redis.hget(keys.offsets, printsTopic);
-      const res = await applyAtomically(p2.redis, keys.offsets, oiTopic, Number(seen), Number(seen) + 1, ops, [[printsTopic, other === null ? -1 : Number(other)]]);
+      const res = await applyAtomically(p2.redis, keys.offsets, oiTopic, Number(seen), Number(seen) + 1, ops, [
+        [printsTopic, other === null ? -1 : Number(other)],
+      ]);
       expect(res.applied).toBe(true);
 
       await p2.producer.send(PRINTS_SPEC, prints as never);
@@ -394,4 +437,3 @@ describe('order-flow views from Kafka', () => {
     }
   });
 });
-

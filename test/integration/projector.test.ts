@@ -137,7 +137,10 @@ describe('transactional topics', () => {
     try {
       for (let t = 0; t < 5; t++) {
         const batch = syntheticArticles(24).map((a) => ({ ...a, id: 100_000 + t * 100 + a.id }));
-        await writer.commit(batch.map((a) => ({ type: 'news' as const, time: a.publishedTime, data: a as unknown as Record<string, unknown> })), []);
+        await writer.commit(
+          batch.map((a) => ({ type: 'news' as const, time: a.publishedTime, data: a as unknown as Record<string, unknown> })),
+          [],
+        );
         added.push(...batch.map((a) => a.id));
         await pipe.waitCaughtUp(1, prefix);
       }
@@ -146,7 +149,11 @@ describe('transactional topics', () => {
     }
     await projector.stop();
     const snap = await snapshotView(pipe.redis, prefix, 'news', 1);
-    const ids = new Set(Object.entries(snap).filter(([k]) => k.endsWith(':doc')).flatMap(([, h]) => Object.keys(h as object)));
+    const ids = new Set(
+      Object.entries(snap)
+        .filter(([k]) => k.endsWith(':doc'))
+        .flatMap(([, h]) => Object.keys(h as object)),
+    );
     expect(added.filter((id) => !ids.has(idField(id)))).toEqual([]);
     expect(warnings).toEqual([]);
   });
@@ -213,10 +220,20 @@ describe('a batch whose apply fails', () => {
             }
           : undefined,
       );
-    const flaky = passThrough(pipe.redis, (prop) => (prop === 'duplicate' ? (...args: Parameters<Redis['duplicate']>) => flakyConnection(pipe.redis.duplicate(...args)) : undefined));
+    const flaky = passThrough(pipe.redis, (prop) =>
+      prop === 'duplicate' ? (...args: Parameters<Redis['duplicate']>) => flakyConnection(pipe.redis.duplicate(...args)) : undefined,
+    );
     const errors: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
-    const projector = new ViewProjector({ kafka: createKafka(config, 'test-retry'), registry: createRegistry(config), redis: flaky, projection: newsProjection, topicPrefix: config.topicPrefix, keyPrefix: prefix, log });
+    const projector = new ViewProjector({
+      kafka: createKafka(config, 'test-retry'),
+      registry: createRegistry(config),
+      redis: flaky,
+      projection: newsProjection,
+      topicPrefix: config.topicPrefix,
+      keyPrefix: prefix,
+      log,
+    });
     await projector.start();
     try {
       await pipe.waitCaughtUp(1, prefix, 60_000);
@@ -308,7 +325,6 @@ describe('a projector killed with SIGKILL mid-stream', () => {
       const code = await new Promise((r) => second.once('exit', r));
       expect(code).toBe(0); // graceful stop on SIGTERM, every thread stopped
       for (const thread of [0, 1]) expect(second.output()).toMatch(new RegExp(`"thread":${thread}[^\n]*"msg":"projecting"`));
-
 
       const recovered = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
       // A clean build of the same topics into another key namespace.

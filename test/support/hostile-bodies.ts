@@ -66,8 +66,39 @@ const WEIRD = [
   'mdq:news:current',
   'x'.repeat(5000),
 ];
-const OPS = ['=', 'EQ', 'EQUALS', '!=', 'NEQ', 'DOES_NOT_EQUAL', '<', 'LT', 'LESS_THAN', '<=', 'LTE', '>', 'GT', '>=', 'GTE', 'GREATER_THAN_OR_EQUAL_TO', 'LIKE', '', '=='];
-const TOP_LEVEL_EXTRAS = ['unknownField', 'sessionDate', 'snapshotTime', 'aggregationPeriod', 'sort', 'sessionDateRange', '__proto__', 'constructor', '', 'SIZE'];
+const OPS = [
+  '=',
+  'EQ',
+  'EQUALS',
+  '!=',
+  'NEQ',
+  'DOES_NOT_EQUAL',
+  '<',
+  'LT',
+  'LESS_THAN',
+  '<=',
+  'LTE',
+  '>',
+  'GT',
+  '>=',
+  'GTE',
+  'GREATER_THAN_OR_EQUAL_TO',
+  'LIKE',
+  '',
+  '==',
+];
+const TOP_LEVEL_EXTRAS = [
+  'unknownField',
+  'sessionDate',
+  'snapshotTime',
+  'aggregationPeriod',
+  'sort',
+  'sessionDateRange',
+  '__proto__',
+  'constructor',
+  '',
+  'SIZE',
+];
 
 /** A JSON value nested `depth` levels deep: arrays, objects or both. */
 function nest(depth: number, kind: 'array' | 'object' | 'mixed'): unknown {
@@ -110,9 +141,20 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
     fc.constantFrom(...fieldNames).map((n) => n.replace(/_(\w)/g, (_m, c: string) => c.toLowerCase())),
     fc.constantFrom(...WEIRD),
   );
-  const strings = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom(...WEIRD), fc.constantFrom(...BAD_DATES), names);
+  const strings = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.constantFrom(...WEIRD),
+    fc.constantFrom(...BAD_DATES),
+    names,
+  );
   const scalar = fc.oneof(fc.constantFrom(...HUGE), fc.double(), fc.integer(), strings, fc.boolean(), fc.constant(null));
-  const deep = fc.tuple(fc.oneof(fc.integer({ min: 9, max: 64 }), fc.integer({ min: 65, max: 3_000 })), fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>).map(([d, k]) => nest(d, k));
+  const deep = fc
+    .tuple(
+      fc.oneof(fc.integer({ min: 9, max: 64 }), fc.integer({ min: 65, max: 3_000 })),
+      fc.constantFrom('array', 'object', 'mixed') as fc.Arbitrary<'array' | 'object' | 'mixed'>,
+    )
+    .map(([d, k]) => nest(d, k));
   const hostile: fc.Arbitrary<unknown> = fc.oneof(
     { weight: 5, arbitrary: scalar },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
@@ -121,14 +163,40 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
     { weight: 1, arbitrary: fc.array(fc.constantFrom('AAPL', 'MSFT', 'TSLA', 'ZZZZ', 'brk.b'), { minLength: 900, maxLength: 1100 }) },
     { weight: 1, arbitrary: fc.dictionary(strings, scalar, { maxKeys: 4 }) },
   );
-  const range = fc.record({ startTime: fc.oneof(fc.constantFrom(...BAD_DATES), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), hostile), endTime: fc.oneof(fc.constantFrom(...BAD_DATES), fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), hostile) }, { requiredKeys: [] });
+  const range = fc.record(
+    {
+      startTime: fc.oneof(
+        fc.constantFrom(...BAD_DATES),
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        hostile,
+      ),
+      endTime: fc.oneof(
+        fc.constantFrom(...BAD_DATES),
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        hostile,
+      ),
+    },
+    { requiredKeys: [] },
+  );
   const expr = fc.letrec<{ node: unknown; term: unknown; group: unknown; groupB: unknown }>((tie) => ({
     node: fc.oneof({ depthSize: 'small' }, tie('term'), tie('group'), tie('groupB'), hostile),
     term: fc.record(
-      { field: fc.oneof(names, hostile), operation: fc.oneof(fc.constantFrom(...OPS), hostile), comparator: fc.constantFrom(...OPS), value: fc.oneof(scalar, hostile), values: fc.oneof(fc.array(scalar, { maxLength: 6 }), hostile) },
+      {
+        field: fc.oneof(names, hostile),
+        operation: fc.oneof(fc.constantFrom(...OPS), hostile),
+        comparator: fc.constantFrom(...OPS),
+        value: fc.oneof(scalar, hostile),
+        values: fc.oneof(fc.array(scalar, { maxLength: 6 }), hostile),
+      },
       { requiredKeys: [] },
     ),
-    group: fc.record({ conjunction: fc.oneof(fc.constantFrom('AND', 'OR', 'and', 'Or', 'XOR', ''), hostile), filters: fc.oneof({ depthSize: 'small' }, fc.array(tie('node'), { maxLength: 4 }), hostile) }, { requiredKeys: [] }),
+    group: fc.record(
+      {
+        conjunction: fc.oneof(fc.constantFrom('AND', 'OR', 'and', 'Or', 'XOR', ''), hostile),
+        filters: fc.oneof({ depthSize: 'small' }, fc.array(tie('node'), { maxLength: 4 }), hostile),
+      },
+      { requiredKeys: [] },
+    ),
     groupB: fc.record({ operator: fc.constantFrom('AND', 'OR', 'NOT'), operands: fc.array(tie('node'), { maxLength: 3 }) }, { requiredKeys: [] }),
   }));
   const tooDeepExpr = fc.integer({ min: 9, max: 400 }).map((d) => {
@@ -140,7 +208,17 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
     { weight: 20, arbitrary: fc.constant('application/json') },
     {
       weight: 1,
-      arbitrary: fc.constantFrom<string | null>('application/json; charset=utf-8', 'application/json; charset=utf-16', 'APPLICATION/JSON', 'application/vnd.api+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset="', null),
+      arbitrary: fc.constantFrom<string | null>(
+        'application/json; charset=utf-8',
+        'application/json; charset=utf-16',
+        'APPLICATION/JSON',
+        'application/vnd.api+json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/json; charset="',
+        null,
+      ),
     },
   );
   const json = (v: unknown) => JSON.stringify(v) ?? 'null';
@@ -149,12 +227,32 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
     const path = `/v1${def.path}`;
     const props = Object.keys((def.requestSchema.properties as Record<string, unknown>) ?? {});
     const examples = Object.values(def.examples).map((e) => e.request);
-    const valueFor = (key: string) => (key === 'timeRange' ? fc.oneof(range, hostile) : key === 'filterExpression' ? fc.oneof(expr.node, tooDeepExpr) : key === 'filter' ? fc.oneof(fc.dictionary(fc.oneof(fc.constantFrom('tickers', 'ticker', 'topics', 'topic', 'sentiments', 'sentiment', 'TICKERS', 'sector'), strings), hostile, { maxKeys: 4 }), hostile) : hostile);
+    const valueFor = (key: string) =>
+      key === 'timeRange'
+        ? fc.oneof(range, hostile)
+        : key === 'filterExpression'
+          ? fc.oneof(expr.node, tooDeepExpr)
+          : key === 'filter'
+            ? fc.oneof(
+                fc.dictionary(
+                  fc.oneof(fc.constantFrom('tickers', 'ticker', 'topics', 'topic', 'sentiments', 'sentiment', 'TICKERS', 'sector'), strings),
+                  hostile,
+                  { maxKeys: 4 },
+                ),
+                hostile,
+              )
+            : hostile;
     const fromSchema = fc
-      .array(fc.constantFrom(...props, ...TOP_LEVEL_EXTRAS).chain((k) => valueFor(k).map((v) => [k, v] as const)), { maxLength: 6 })
+      .array(
+        fc.constantFrom(...props, ...TOP_LEVEL_EXTRAS).chain((k) => valueFor(k).map((v) => [k, v] as const)),
+        { maxLength: 6 },
+      )
       .map((entries) => json(Object.fromEntries(entries)));
     const mutated = fc
-      .tuple(fc.constantFrom(...examples), fc.array(fc.tuple(fc.nat(), hostile, fc.boolean(), fc.option(strings, { nil: undefined })), { minLength: 1, maxLength: 3 }))
+      .tuple(
+        fc.constantFrom(...examples),
+        fc.array(fc.tuple(fc.nat(), hostile, fc.boolean(), fc.option(strings, { nil: undefined })), { minLength: 1, maxLength: 3 }),
+      )
       .map(([ex, muts]) => {
         let body: unknown = ex;
         for (const [n, value, remove, newKey] of muts) {
@@ -165,7 +263,9 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
         }
         return json(body);
       });
-    const exprBody = fc.tuple(fc.oneof(expr.node, tooDeepExpr), fc.option(fc.integer({ min: -5, max: 120 }))).map(([e, size]) => json({ filterExpression: e, ...(size === null ? {} : { size }) }));
+    const exprBody = fc
+      .tuple(fc.oneof(expr.node, tooDeepExpr), fc.option(fc.integer({ min: -5, max: 120 })))
+      .map(([e, size]) => json({ filterExpression: e, ...(size === null ? {} : { size }) }));
     const body = fc.oneof(
       { weight: 3, arbitrary: mutated.map((b) => ['mutated example', b] as const) },
       { weight: 3, arbitrary: fromSchema.map((b) => ['schema fields, hostile values', b] as const) },
@@ -177,36 +277,62 @@ export function hostileRequests(endpoints: readonly EndpointDef[], otherPaths: r
 
   const rawBody: fc.Arbitrary<[string, string | Uint8Array]> = fc.oneof(
     fc.uint8Array({ maxLength: 300 }).map((b) => ['random bytes', b] as [string, Uint8Array]),
-    fc.tuple(fc.constantFrom(...endpoints.flatMap((d) => Object.values(d.examples).map((e) => JSON.stringify(e.request)))), fc.nat()).map(([t, n]) => ['truncated JSON', t.slice(0, n % Math.max(1, t.length))] as [string, string]),
-    fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => ['invalid UTF-8 in a string', new Uint8Array([...Buffer.from('{"filter": {"tickers": ["'), 0xff, 0xfe, 0xc3, ...b, ...Buffer.from('"]}}')])] as [string, Uint8Array]),
-    fc.constantFrom(
-      '{"size": 1e999}',
-      '{"size": -1e999}',
-      `{"size": ${'9'.repeat(400)}}`,
-      `{"size": 0.${'0'.repeat(400)}1}`,
-      '{"size": 1, "size": 2, "size": 3}',
-      '\ufeff{"size": 1}',
-      '{"__proto__": {"polluted": true}}',
-      '{"constructor": {"prototype": {"polluted": true}}}',
-      '{"filter": {"__proto__": {"tickers": ["AAPL"]}}}',
-      '{"filterExpression": {"__proto__": {"field": "ID"}, "operation": "=", "value": 1}}',
-      '[]',
-      'null',
-      'true',
-      '""',
-      '{}',
-      ' ',
-      '{"includes": ["\\ud800"]}',
-      '{"filter": {"ticker": "\\u0000"}}',
-      'x'.repeat(70_000),
-    ).map((b) => ['edge case', b] as [string, string]),
+    fc
+      .tuple(fc.constantFrom(...endpoints.flatMap((d) => Object.values(d.examples).map((e) => JSON.stringify(e.request)))), fc.nat())
+      .map(([t, n]) => ['truncated JSON', t.slice(0, n % Math.max(1, t.length))] as [string, string]),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 40 })
+      .map(
+        (b) =>
+          ['invalid UTF-8 in a string', new Uint8Array([...Buffer.from('{"filter": {"tickers": ["'), 0xff, 0xfe, 0xc3, ...b, ...Buffer.from('"]}}')])] as [
+            string,
+            Uint8Array,
+          ],
+      ),
+    fc
+      .constantFrom(
+        '{"size": 1e999}',
+        '{"size": -1e999}',
+        `{"size": ${'9'.repeat(400)}}`,
+        `{"size": 0.${'0'.repeat(400)}1}`,
+        '{"size": 1, "size": 2, "size": 3}',
+        '\ufeff{"size": 1}',
+        '{"__proto__": {"polluted": true}}',
+        '{"constructor": {"prototype": {"polluted": true}}}',
+        '{"filter": {"__proto__": {"tickers": ["AAPL"]}}}',
+        '{"filterExpression": {"__proto__": {"field": "ID"}, "operation": "=", "value": 1}}',
+        '[]',
+        'null',
+        'true',
+        '""',
+        '{}',
+        ' ',
+        '{"includes": ["\\ud800"]}',
+        '{"filter": {"ticker": "\\u0000"}}',
+        'x'.repeat(70_000),
+      )
+      .map((b) => ['edge case', b] as [string, string]),
     fc.integer({ min: 100, max: 32_000 }).map((n) => ['deeply nested array', '['.repeat(n) + ']'.repeat(n)] as [string, string]),
     fc.integer({ min: 100, max: 12_000 }).map((n) => ['deeply nested object', '{"a":'.repeat(n) + '1' + '}'.repeat(n)] as [string, string]),
-    fc.integer({ min: 100, max: 10_000 }).map((n) => ['deep value inside a filter', `{"filter": {"tickers": ${'['.repeat(n)}"AAPL"${']'.repeat(n)}}}`] as [string, string]),
-    fc.integer({ min: 100, max: 10_000 }).map((n) => ['deep value inside a term', `{"filterExpression": {"field": "ID", "operation": "=", "value": ${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`] as [string, string]),
+    fc
+      .integer({ min: 100, max: 10_000 })
+      .map((n) => ['deep value inside a filter', `{"filter": {"tickers": ${'['.repeat(n)}"AAPL"${']'.repeat(n)}}}`] as [string, string]),
+    fc
+      .integer({ min: 100, max: 10_000 })
+      .map(
+        (n) =>
+          ['deep value inside a term', `{"filterExpression": {"field": "ID", "operation": "=", "value": ${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`] as [
+            string,
+            string,
+          ],
+      ),
   );
-  const raw = fc.tuple(fc.constantFrom(...endpoints.map((d) => `/v1${d.path}`)), rawBody, contentType).map(([path, [kind, body], ct]): FuzzRequest => ({ kind, path, contentType: ct, body }));
-  const elsewhere = fc.tuple(fc.constantFrom(...otherPaths), fc.jsonValue({ maxDepth: 2 })).map(([path, v]): FuzzRequest => ({ kind: 'other route', path, contentType: 'application/json', body: json(v) }));
+  const raw = fc
+    .tuple(fc.constantFrom(...endpoints.map((d) => `/v1${d.path}`)), rawBody, contentType)
+    .map(([path, [kind, body], ct]): FuzzRequest => ({ kind, path, contentType: ct, body }));
+  const elsewhere = fc
+    .tuple(fc.constantFrom(...otherPaths), fc.jsonValue({ maxDepth: 2 }))
+    .map(([path, v]): FuzzRequest => ({ kind: 'other route', path, contentType: 'application/json', body: json(v) }));
 
   return fc
     .oneof({ weight: 16, arbitrary: fc.oneof(...perEndpoint) }, { weight: 5, arbitrary: raw }, { weight: 1, arbitrary: elsewhere })

@@ -23,7 +23,9 @@ export const TEST_KEY_SECRET = 'test-secret-0123456789abcdef';
  */
 export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000 };
 
-export interface StartApiOptions extends Partial<Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs'>> {
+export interface StartApiOptions extends Partial<
+  Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs'>
+> {
   /** The owner of the key created for the test (default w1/u1). */
   owner?: { workspace: string; user: string };
 }

@@ -21,7 +21,9 @@ type Batch = EachBatchPayload['batch'];
 async function readToEnd(kafka: Kafka, topics: string[], onBatch: (batch: Batch) => void): Promise<Map<string, number[]>> {
   const admin = logEndAdmin(kafka);
   await admin.connect();
-  const ends = new Map(await Promise.all(topics.map(async (t) => [t, (await admin.fetchTopicOffsets(t)).map((p) => [p.partition, Number(p.high)] as const)] as const)));
+  const ends = new Map(
+    await Promise.all(topics.map(async (t) => [t, (await admin.fetchTopicOffsets(t)).map((p) => [p.partition, Number(p.high)] as const)] as const)),
+  );
   await admin.disconnect();
   const seen = new Map<string, number>();
   const consumer = kafka.consumer({ groupId: `read-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });

@@ -76,13 +76,28 @@ export function orderFlowFixture(o: { seed?: number; sessions: string[]; printsP
     const open = sessionBounds(d)!.open;
     const contracts = tickers.flatMap((t, ti) =>
       (['CALL', 'PUT'] as const).flatMap((right) =>
-        [100 + ti * 10, 105 + ti * 10].map((strike) => ({ ticker: t, right, strike, expiration: '2026-12-18', osi: osiSymbol(t, '2026-12-18', right, strike) })),
+        [100 + ti * 10, 105 + ti * 10].map((strike) => ({
+          ticker: t,
+          right,
+          strike,
+          expiration: '2026-12-18',
+          osi: osiSymbol(t, '2026-12-18', right, strike),
+        })),
       ),
     );
     for (const c of contracts) {
       const oi = pick([0, 0, 50, 200, 5_000]);
       oiMap.set(`${d}|${c.osi}`, oi);
-      openInterest.push({ osi: c.osi, ticker: c.ticker, expirationDate: c.expiration, strikePrice: c.strike, contractType: c.right, sessionDate: d, openInterest: oi, time: open - 9_000_000 });
+      openInterest.push({
+        osi: c.osi,
+        ticker: c.ticker,
+        expirationDate: c.expiration,
+        strikePrice: c.strike,
+        contractType: c.right,
+        sessionDate: d,
+        openInterest: oi,
+        time: open - 9_000_000,
+      });
     }
     const volume = new Map<string, number>();
     for (let i = 0; i < o.printsPerSession; i++) {
@@ -143,7 +158,7 @@ function consolidate(prints: EnrichedPrintEvent[], r: () => number): Consolidate
   const versions: { at: number; e: ConsolidatedTradeEvent }[] = [];
   for (const ps of groups.values()) {
     ps.sort((a, b) => a.tradeTime - b.tradeTime || (a.rowKey < b.rowKey ? -1 : 1));
-    for (let i = 0; i < ps.length; ) {
+    for (let i = 0; i < ps.length;) {
       const k = 1 + Math.floor(r() * 4);
       const trade = ps.slice(i, i + k);
       i += k;

@@ -162,7 +162,11 @@ export function evaluate(rows: readonly OracleRow[], body: Body, window?: { star
 
 /** The response form of a row after includes/excludes. */
 export function projectRow(r: OracleRow, body: Body, responseKeys: readonly string[]): Record<string, unknown> {
-  const keyOf = (name: string) => name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()).replace(/^isEtf$/, 'isETF');
+  const keyOf = (name: string) =>
+    name
+      .toLowerCase()
+      .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+      .replace(/^isEtf$/, 'isETF');
   let keys = [...responseKeys];
   if (body.includes?.length) keys = keys.filter((k) => body.includes.map(keyOf).includes(k));
   if (body.excludes?.length) keys = keys.filter((k) => !body.excludes.map(keyOf).includes(k));
@@ -185,56 +189,96 @@ export interface Vocabulary {
   consolidated: boolean;
 }
 
-const SORTS = ['TRADE_TIME', 'PREMIUM', 'SIZE', 'VOLUME', 'DTE', 'STRIKE_PRICE', 'IMPLIED_VOLATILITY', 'TICKER', 'EXPIRATION_DATE', 'TRADE_SIDE_CODE', 'DELTA', 'IS_UNUSUAL', 'OPEN_INTEREST'];
-const PROJECTABLE = ['ID', 'TICKER', 'CONTRACT_TYPE', 'EXPIRATION_DATE', 'DTE', 'STRIKE_PRICE', 'SECTOR', 'PREMIUM', 'SIZE', 'VOLUME', 'OPEN_INTEREST', 'IMPLIED_VOLATILITY', 'TRADE_SIDE_CODE', 'IS_UNUSUAL', 'GREEKS', 'MONEYNESS', 'TRADE_TIME'];
+const SORTS = [
+  'TRADE_TIME',
+  'PREMIUM',
+  'SIZE',
+  'VOLUME',
+  'DTE',
+  'STRIKE_PRICE',
+  'IMPLIED_VOLATILITY',
+  'TICKER',
+  'EXPIRATION_DATE',
+  'TRADE_SIDE_CODE',
+  'DELTA',
+  'IS_UNUSUAL',
+  'OPEN_INTEREST',
+];
+const PROJECTABLE = [
+  'ID',
+  'TICKER',
+  'CONTRACT_TYPE',
+  'EXPIRATION_DATE',
+  'DTE',
+  'STRIKE_PRICE',
+  'SECTOR',
+  'PREMIUM',
+  'SIZE',
+  'VOLUME',
+  'OPEN_INTEREST',
+  'IMPLIED_VOLATILITY',
+  'TRADE_SIDE_CODE',
+  'IS_UNUSUAL',
+  'GREEKS',
+  'MONEYNESS',
+  'TRADE_TIME',
+];
 
 export function requestArbitrary(v: Vocabulary, maxSize: number): fc.Arbitrary<Body> {
   const pick = <T>(xs: readonly T[]) => fc.constantFrom(...xs);
   const some = <T>(xs: readonly T[]) => fc.uniqueArray(pick(xs), { minLength: 1, maxLength: 3 });
   const range = (xs: number[]) =>
-    fc.record({ min: fc.option(pick(xs), { nil: null }), max: fc.option(pick(xs), { nil: null }) }).map((r) => (r.min !== null && r.max !== null && r.min > r.max ? { min: r.max, max: r.min } : r));
+    fc
+      .record({ min: fc.option(pick(xs), { nil: null }), max: fc.option(pick(xs), { nil: null }) })
+      .map((r) => (r.min !== null && r.max !== null && r.min > r.max ? { min: r.max, max: r.min } : r));
   const filterFields: Record<string, fc.Arbitrary<unknown>> = {
-      tickers: some(v.tickers),
-      contractTypes: some(['CALL', 'PUT']),
-      tradeSideCodes: some(['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID', 'AA', 'A', 'M', 'B', 'BB']),
-      sectors: some(v.sectors),
-      moneyTypes: some(['ATM', 'ITM', 'OTM']),
-      sentimentTypes: some(['BULLISH', 'BEARISH', 'NEUTRAL']),
-      exchanges: some(v.exchanges),
-      premiumRange: range(v.premiums),
-      sizeRange: range(v.sizes),
-      volumeRange: range(v.volumes),
-      strikePriceRange: range(v.strikes),
-      expirationDateRange: fc
-        .record({ startDate: fc.option(pick(v.expirations), { nil: null }), endDate: fc.option(pick(v.expirations), { nil: null }) })
-        .map((r) => (r.startDate !== null && r.endDate !== null && r.startDate > r.endDate ? { startDate: r.endDate, endDate: r.startDate } : r)),
-      isUnusual: fc.boolean(),
-      isOpeningPosition: fc.boolean(),
-      isVolumeGreaterThanOpenInterest: fc.boolean(),
-      ...(v.consolidated ? { tradeConsolidationTypes: some(['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE']), isGoldenSweep: fc.boolean() } : { osi: pick(v.osis) }),
+    tickers: some(v.tickers),
+    contractTypes: some(['CALL', 'PUT']),
+    tradeSideCodes: some(['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID', 'AA', 'A', 'M', 'B', 'BB']),
+    sectors: some(v.sectors),
+    moneyTypes: some(['ATM', 'ITM', 'OTM']),
+    sentimentTypes: some(['BULLISH', 'BEARISH', 'NEUTRAL']),
+    exchanges: some(v.exchanges),
+    premiumRange: range(v.premiums),
+    sizeRange: range(v.sizes),
+    volumeRange: range(v.volumes),
+    strikePriceRange: range(v.strikes),
+    expirationDateRange: fc
+      .record({ startDate: fc.option(pick(v.expirations), { nil: null }), endDate: fc.option(pick(v.expirations), { nil: null }) })
+      .map((r) => (r.startDate !== null && r.endDate !== null && r.startDate > r.endDate ? { startDate: r.endDate, endDate: r.startDate } : r)),
+    isUnusual: fc.boolean(),
+    isOpeningPosition: fc.boolean(),
+    isVolumeGreaterThanOpenInterest: fc.boolean(),
+    ...(v.consolidated ? { tradeConsolidationTypes: some(['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE']), isGoldenSweep: fc.boolean() } : { osi: pick(v.osis) }),
   };
   const filter = fc.record(filterFields, { requiredKeys: [] });
   const term = fc.oneof(
-    fc.record({ field: pick(['PREMIUM', 'DTE', 'STRIKE_PRICE', 'DELTA', 'IMPLIED_VOLATILITY']), operation: pick(['<', '<=', '>', '>=']), value: pick([...v.premiums.slice(0, 3), 0.5, -0.5, 1, 5, 30, 100]) }),
+    fc.record({
+      field: pick(['PREMIUM', 'DTE', 'STRIKE_PRICE', 'DELTA', 'IMPLIED_VOLATILITY']),
+      operation: pick(['<', '<=', '>', '>=']),
+      value: pick([...v.premiums.slice(0, 3), 0.5, -0.5, 1, 5, 30, 100]),
+    }),
     fc.record({ field: pick(['SIZE', 'VOLUME']), operation: pick(['<', '<=', '>', '>=']), value: pick([...v.sizes, ...v.volumes]) }),
     fc.record({ field: pick(['TICKER']), operation: pick(['=', '!=']), values: some(v.tickers) }),
     fc.record({ field: pick(['TRADE_SIDE_CODE']), operation: pick(['=', '!=']), values: some(['A', 'AA', 'BID', 'MID_MARKET']) }),
     fc.record({ field: pick(['IS_UNUSUAL', 'IS_OPENING_POSITION']), operation: pick(['=', '!=']), value: fc.boolean() }),
   );
   const expression = fc.oneof(term, fc.record({ conjunction: pick(['AND', 'OR']), filters: fc.array(term, { minLength: 1, maxLength: 3 }) }));
-  return fc.record(
-    {
-      size: fc.integer({ min: 1, max: maxSize }),
-      sort: fc.record({ field: pick(SORTS), direction: pick(['ASCENDING', 'DESCENDING']) }),
-      filter,
-      filterExpression: expression,
-      includes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
-      excludes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
-    },
-    { requiredKeys: ['size'] },
-  ).map((b) => {
-    // includes and excludes are mutually exclusive: keep one.
-    if (b.includes && b.excludes) delete (b as Body).excludes;
-    return b as Body;
-  });
+  return fc
+    .record(
+      {
+        size: fc.integer({ min: 1, max: maxSize }),
+        sort: fc.record({ field: pick(SORTS), direction: pick(['ASCENDING', 'DESCENDING']) }),
+        filter,
+        filterExpression: expression,
+        includes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
+        excludes: fc.uniqueArray(pick(PROJECTABLE), { minLength: 1, maxLength: 5 }),
+      },
+      { requiredKeys: ['size'] },
+    )
+    .map((b) => {
+      // includes and excludes are mutually exclusive: keep one.
+      if (b.includes && b.excludes) delete (b as Body).excludes;
+      return b as Body;
+    });
 }

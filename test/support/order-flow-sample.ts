@@ -19,7 +19,8 @@ export function orderFlowSample(n: number, date: string) {
   const symbols = new Set(market.instruments.filter((_, i) => i % 8 === 0).map((i) => i.symbol));
   const daily = market.session(date, 'daily');
   const openInterest: { osi: string; ticker: string; sessionDate: string; openInterest: number }[] = [];
-  for (let k = 0; k < daily.chunks; k++) for (const e of daily.chunk(k)) if (e.type === 'open-interest' && symbols.has(e.data.ticker as string)) openInterest.push(e.data as never);
+  for (let k = 0; k < daily.chunks; k++)
+    for (const e of daily.chunk(k)) if (e.type === 'open-interest' && symbols.has(e.data.ticker as string)) openInterest.push(e.data as never);
   const tick = market.session(date, 'tick', symbols);
   const offsets = new Array(MARKET_PARTITIONS).fill(0);
   // The processor's own fold per partition: enrichment, session volume and consolidation.

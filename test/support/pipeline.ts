@@ -94,7 +94,11 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
     const rel = k.slice(base.length);
     if (type === 'hash') {
       const h = await redis.hgetallBuffer(k);
-      out[rel] = Object.fromEntries(Object.entries(h).map(([f, v]) => [f, v.toString('latin1')]).sort(([a], [b]) => (a < b ? -1 : 1)));
+      out[rel] = Object.fromEntries(
+        Object.entries(h)
+          .map(([f, v]) => [f, v.toString('latin1')])
+          .sort(([a], [b]) => (a < b ? -1 : 1)),
+      );
     } else if (type === 'zset') out[rel] = await redis.zrange(k, 0, -1, 'WITHSCORES');
     else if (type === 'string') out[rel] = await redis.get(k);
     else out[rel] = `<${type}>`;

@@ -43,7 +43,12 @@ describe('the problem catalog', () => {
 
 describe('API settings from the environment', () => {
   it('defaults to the spec quota: 240 per user and 60 per address a minute, no trusted proxy', () => {
-    expect(loadApiSettings({})).toEqual({ quota: { perUser: 240, perAddress: 60, windowMs: 60_000 }, trustProxy: false, redisAutoPipeline: true, responseCacheBytes: 64 * 2 ** 20 });
+    expect(loadApiSettings({})).toEqual({
+      quota: { perUser: 240, perAddress: 60, windowMs: 60_000 },
+      trustProxy: false,
+      redisAutoPipeline: true,
+      responseCacheBytes: 64 * 2 ** 20,
+    });
   });
 
   it('MDQ_API_CACHE_MB sizes the response cache; 0 turns it off; anything but a number of MiB is refused', () => {
@@ -52,7 +57,7 @@ describe('API settings from the environment', () => {
     for (const v of ['-1', 'lots']) expect(() => loadApiSettings({ MDQ_API_CACHE_MB: v })).toThrow(/MDQ_API_CACHE_MB must be a number of MiB/);
   });
 
-  it('MDQ_REDIS_AUTOPIPELINE=0 (or false) turns the Redis client\'s auto-pipelining off', () => {
+  it("MDQ_REDIS_AUTOPIPELINE=0 (or false) turns the Redis client's auto-pipelining off", () => {
     expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: '0' }).redisAutoPipeline).toBe(false);
     expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: 'false' }).redisAutoPipeline).toBe(false);
     expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: '1' }).redisAutoPipeline).toBe(true);
@@ -89,7 +94,7 @@ describe('projector metrics', () => {
     expect(text).not.toContain('version="2"');
   });
 
-  it('keeps only the assigned partitions\' series after a group join (another member reports the others)', async () => {
+  it("keeps only the assigned partitions' series after a group join (another member reports the others)", async () => {
     const registry = new Registry();
     const m = ProjectorMetrics.for(registry);
     for (const partition of [0, 1, 2]) m.observe({ view: 'news', version: 1, topic: 'news.articles', partition }, 10 + partition, 20);

@@ -56,8 +56,18 @@ describe('coalesceOps', () => {
 
   it('splits one oversized variadic call into calls Lua can unpack, keeping items whole and in order', () => {
     const pairs = Array.from({ length: 1500 }, (_, i) => ['0', `m${i}`]).flat();
-    const out = coalesceOps([['ZADD', 'a', ...pairs], ['ZREM', 'b', ...Array.from({ length: 2500 }, (_, i) => `r${i}`)], ['DEL', 'c']]);
-    expect(out.map((o) => [o[0], o[1]])).toEqual([['ZADD', 'a'], ['ZADD', 'a'], ['ZREM', 'b'], ['ZREM', 'b'], ['DEL', 'c']]);
+    const out = coalesceOps([
+      ['ZADD', 'a', ...pairs],
+      ['ZREM', 'b', ...Array.from({ length: 2500 }, (_, i) => `r${i}`)],
+      ['DEL', 'c'],
+    ]);
+    expect(out.map((o) => [o[0], o[1]])).toEqual([
+      ['ZADD', 'a'],
+      ['ZADD', 'a'],
+      ['ZREM', 'b'],
+      ['ZREM', 'b'],
+      ['DEL', 'c'],
+    ]);
     expect(Math.max(...out.map((o) => o.length - 2))).toBeLessThanOrEqual(2000);
     expect(out.filter((o) => o[1] === 'a').flatMap((o) => o.slice(2))).toEqual(pairs);
     expect(out.filter((o) => o[1] === 'a').every((o) => o.length % 2 === 0)).toBe(true);

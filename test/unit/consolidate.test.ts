@@ -3,7 +3,13 @@ import { enrichPrint, type RawPrint } from '../../projections/enrich/enrich-prin
 import { CONSOLIDATED_ROW_NAMESPACE, Consolidator, groupKeyOf } from '../../projections/order-flow-processor/consolidate';
 import { OrderFlowPartition, UNKNOWN_REFERENCE } from '../../projections/order-flow-processor/partition-state';
 import { avroTypeOf, topicFor } from '../../schemas/catalog';
-import { BLOCK_MIN_SIZE, CONSOLIDATION_GAP_MS, GOLDEN_SWEEP_PREMIUM, type ConsolidatedTradeEvent, type EnrichedPrintEvent } from '../../services/domain/order-flow';
+import {
+  BLOCK_MIN_SIZE,
+  CONSOLIDATION_GAP_MS,
+  GOLDEN_SWEEP_PREMIUM,
+  type ConsolidatedTradeEvent,
+  type EnrichedPrintEvent,
+} from '../../services/domain/order-flow';
 
 // 2026-11-19 14:30 ET; the SPY 2026-12-18 600 call quoted 12.40 x 12.60.
 const T0 = Date.UTC(2026, 10, 19, 19, 30);
@@ -15,7 +21,20 @@ let seq = 0;
 function row(o: Partial<RawPrint> & { dt?: number; volume?: number } = {}): EnrichedPrintEvent {
   seq++;
   const { dt = 0, volume, ...p } = o;
-  const raw: RawPrint = { id: `p${seq}`, osi: OSI, ticker: 'SPY', time: T0 + dt, price: 12.6, size: 10, exchange: 'CBOE', conditions: ['AUTO'], bidPrice: 12.4, askPrice: 12.6, underlyingPrice: 602, ...p };
+  const raw: RawPrint = {
+    id: `p${seq}`,
+    osi: OSI,
+    ticker: 'SPY',
+    time: T0 + dt,
+    price: 12.6,
+    size: 10,
+    exchange: 'CBOE',
+    conditions: ['AUTO'],
+    bidPrice: 12.4,
+    askPrice: 12.6,
+    underlyingPrice: 602,
+    ...p,
+  };
   const r = enrichPrint(raw, { partition: 3, offset: seq }, ctx);
   return volume === undefined ? r : { ...r, volume };
 }
@@ -233,7 +252,18 @@ describe('aggregated values', () => {
       tradeConsolidationType: 'SWEEP',
     });
     expect(v.comprisingTrades).toEqual(
-      [first, second, third].map((r) => ({ id: r.id, osi: r.osi, tradeTime: r.tradeTime, exchange: r.exchange, optionPrice: r.optionPrice, size: r.size, premium: r.premium, tradeSideCode: r.tradeSideCode, bidPrice: r.bidPrice, askPrice: r.askPrice })),
+      [first, second, third].map((r) => ({
+        id: r.id,
+        osi: r.osi,
+        tradeTime: r.tradeTime,
+        exchange: r.exchange,
+        optionPrice: r.optionPrice,
+        size: r.size,
+        premium: r.premium,
+        tradeSideCode: r.tradeSideCode,
+        bidPrice: r.bidPrice,
+        askPrice: r.askPrice,
+      })),
     );
   });
 
@@ -256,7 +286,7 @@ describe('aggregated values', () => {
 /** A deterministic pseudo-random print stream over a few contracts, exchanges and sides. */
 function stream(n: number, seed = 7): RawPrint[] {
   let s = seed >>> 0;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const osis = ['SPY   261218C00600000', 'SPY   261218P00590000', 'SPY   261120C00605000'];
   const exchanges = ['CBOE', 'ISE', 'PHLX', 'MIAX'];
   const out: RawPrint[] = [];
@@ -266,7 +296,19 @@ function stream(n: number, seed = 7): RawPrint[] {
     const bid = 2 + Math.floor(rnd() * 100) / 100;
     const ask = bid + 0.05;
     const price = [bid - 0.01, bid, bid + 0.02, ask, ask + 0.01][Math.floor(rnd() * 5)];
-    out.push({ id: `s${i}`, osi: osis[Math.floor(rnd() * osis.length)], ticker: 'SPY', time: t, price, size: 1 + Math.floor(rnd() * 150), exchange: exchanges[Math.floor(rnd() * exchanges.length)], conditions: ['AUTO'], bidPrice: bid, askPrice: ask, underlyingPrice: 600 + rnd() * 4 });
+    out.push({
+      id: `s${i}`,
+      osi: osis[Math.floor(rnd() * osis.length)],
+      ticker: 'SPY',
+      time: t,
+      price,
+      size: 1 + Math.floor(rnd() * 150),
+      exchange: exchanges[Math.floor(rnd() * exchanges.length)],
+      conditions: ['AUTO'],
+      bidPrice: bid,
+      askPrice: ask,
+      underlyingPrice: 600 + rnd() * 4,
+    });
   }
   return out;
 }

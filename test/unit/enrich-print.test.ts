@@ -1,5 +1,14 @@
 import { v5 as uuidV5 } from 'uuid';
-import { enrichPrint, moneynessOf, PRINT_ROW_NAMESPACE, sentimentOf, sessionDateAt, tradeSideOf, type PrintContext, type RawPrint } from '../../projections/enrich/enrich-print';
+import {
+  enrichPrint,
+  moneynessOf,
+  PRINT_ROW_NAMESPACE,
+  sentimentOf,
+  sessionDateAt,
+  tradeSideOf,
+  type PrintContext,
+  type RawPrint,
+} from '../../projections/enrich/enrich-print';
 import { UuidV5 } from '../../projections/enrich/row-ids';
 import { daysToExpiration, sessionDateOf } from '../../services/domain/calendar';
 import { openInterestFlags, rowKeyOf, tradeTypeOf } from '../../services/domain/order-flow';
@@ -9,7 +18,19 @@ const ctx: PrintContext = { volumeBefore: 0, sector: 'NOT_APPLICABLE', industry:
 // 2026-11-19 14:30 ET (19:30 UTC), the SPY 2026-12-18 600 call.
 const TIME = Date.UTC(2026, 10, 19, 19, 30);
 const at = { partition: 7, offset: 123_456 };
-const base: RawPrint = { id: 'SPY261218C00600000-20261119-7.0', osi: 'SPY   261218C00600000', ticker: 'SPY', time: TIME, price: 12.5, size: 10, exchange: 'CBOE', conditions: ['AUTO'], bidPrice: 12.4, askPrice: 12.6, underlyingPrice: 602 };
+const base: RawPrint = {
+  id: 'SPY261218C00600000-20261119-7.0',
+  osi: 'SPY   261218C00600000',
+  ticker: 'SPY',
+  time: TIME,
+  price: 12.5,
+  size: 10,
+  exchange: 'CBOE',
+  conditions: ['AUTO'],
+  bidPrice: 12.4,
+  askPrice: 12.6,
+  underlyingPrice: 602,
+};
 
 describe('trade side', () => {
   it.each([
@@ -65,7 +86,22 @@ describe('enrichPrint', () => {
   const row = enrichPrint(base, at, ctx);
 
   it('derives contract, sizing and pricing fields', () => {
-    expect(row).toMatchObject({ contractType: 'CALL', strikePrice: 600, expirationDate: '2026-12-18', premium: 12_500, size: 10, volume: 10, stockPrice: 602, bidAskSpread: 0.2, optionPrice: 12.5, tradeSideCode: 'MID_MARKET', sentimentType: 'NEUTRAL', tradeType: 'ELECTRONIC', exchange: 'CBOE', tradeTime: TIME });
+    expect(row).toMatchObject({
+      contractType: 'CALL',
+      strikePrice: 600,
+      expirationDate: '2026-12-18',
+      premium: 12_500,
+      size: 10,
+      volume: 10,
+      stockPrice: 602,
+      bidAskSpread: 0.2,
+      optionPrice: 12.5,
+      tradeSideCode: 'MID_MARKET',
+      sentimentType: 'NEUTRAL',
+      tradeType: 'ELECTRONIC',
+      exchange: 'CBOE',
+      tradeTime: TIME,
+    });
     expect(row.dte).toBe(daysToExpiration(TIME, '2026-12-18'));
     expect(row.dte).toBeCloseTo(29 + 1.5 / 24, 9); // 29 days and 1.5 hours to 16:00 ET on the 18th
   });
@@ -151,7 +187,14 @@ describe('row id and session date helpers', () => {
   it('UuidV5 equals the uuid package v5 for any name', () => {
     const ns = '07a82213-12e9-4324-8fd3-b06aa103e5f2';
     const ids = new UuidV5(ns);
-    for (const name of ['', 'a', 'SPY261218C00600000-20261119-7.0', 'é€😀 non-ASCII', 'x'.repeat(1_000), ...Array.from({ length: 200 }, (_, i) => `p${i * 7919}`)]) {
+    for (const name of [
+      '',
+      'a',
+      'SPY261218C00600000-20261119-7.0',
+      'é€😀 non-ASCII',
+      'x'.repeat(1_000),
+      ...Array.from({ length: 200 }, (_, i) => `p${i * 7919}`),
+    ]) {
       expect(ids.of(name)).toBe(uuidV5(name, ns));
     }
   });

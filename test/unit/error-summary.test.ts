@@ -7,8 +7,15 @@ import { errorSummary } from '../../services/redis/errors';
 function execAbort(): Error {
   const err = new ReplyError('EXECABORT Transaction discarded because of previous errors.') as Error & Record<string, unknown>;
   err.command = { name: 'exec', args: [] };
-  const oom = (i: number) => Object.assign(new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), { command: { name: 'ZADD', args: ['k', '0', 'x'.repeat(10_000 + i)] } });
-  err.previousErrors = [oom(1), oom(2), Object.assign(new ReplyError('WRONGTYPE Operation against a key holding the wrong kind of value'), { command: { name: 'HSET', args: ['k'] } })];
+  const oom = (i: number) =>
+    Object.assign(new ReplyError("OOM command not allowed when used memory > 'maxmemory'."), {
+      command: { name: 'ZADD', args: ['k', '0', 'x'.repeat(10_000 + i)] },
+    });
+  err.previousErrors = [
+    oom(1),
+    oom(2),
+    Object.assign(new ReplyError('WRONGTYPE Operation against a key holding the wrong kind of value'), { command: { name: 'HSET', args: ['k'] } }),
+  ];
   return err;
 }
 

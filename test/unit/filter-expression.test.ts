@@ -103,13 +103,21 @@ describe('terms', () => {
 
   it('rejects values of the wrong type naming their position', () => {
     expectInvalid(() => compileExpression({ field: 'ID', operation: '=', values: [1, 'two'] }, NEWS_FIELDS), 'filterExpression.values[1]', /integer/);
-    expectInvalid(() => compileExpression({ field: 'TOPICS', operation: '=', value: 'stonks' }, NEWS_FIELDS), 'filterExpression.value', /not a valid news topic/);
+    expectInvalid(
+      () => compileExpression({ field: 'TOPICS', operation: '=', value: 'stonks' }, NEWS_FIELDS),
+      'filterExpression.value',
+      /not a valid news topic/,
+    );
     expectInvalid(() => compileExpression({ field: 'SENTIMENT', operation: '=', value: 'HAPPY' }, NEWS_FIELDS), 'filterExpression.value', /EXTREMELY_BEARISH/);
     expectInvalid(() => compileExpression({ field: 'PUBLISHED_TIME', operation: '>', value: 'noon' }, NEWS_FIELDS), 'filterExpression.value', /ISO 8601/);
   });
 
   it('rejects unknown fields and listing the filterable ones', () => {
-    expectInvalid(() => compileExpression({ field: 'PRICE', operation: '=', value: 1 }, NEWS_FIELDS), 'filterExpression.field', /filterable: ID, PUBLISHED_TIME/);
+    expectInvalid(
+      () => compileExpression({ field: 'PRICE', operation: '=', value: 1 }, NEWS_FIELDS),
+      'filterExpression.field',
+      /filterable: ID, PUBLISHED_TIME/,
+    );
   });
 });
 
@@ -131,17 +139,41 @@ describe('groups', () => {
     };
     expect(run(expr, d)).toBe(true);
     expect(run({ ...expr, filters: [...expr.filters, { field: 'ID', operation: '>', value: 5 }] }, d)).toBe(false);
-    expect(run({ conjunction: 'OR', filters: [{ field: 'ID', operation: '=', value: 4 }, { field: 'ID', operation: '=', value: 6 }] }, d)).toBe(false);
+    expect(
+      run(
+        {
+          conjunction: 'OR',
+          filters: [
+            { field: 'ID', operation: '=', value: 4 },
+            { field: 'ID', operation: '=', value: 6 },
+          ],
+        },
+        d,
+      ),
+    ).toBe(false);
   });
 
   it('reports faults with their path in the tree', () => {
     expectInvalid(
-      () => compileExpression({ conjunction: 'AND', filters: [{ field: 'ID', operation: '=', value: 1 }, { conjunction: 'OR', filters: [{ field: 'NOPE', operation: '=', value: 1 }] }] }, NEWS_FIELDS),
+      () =>
+        compileExpression(
+          {
+            conjunction: 'AND',
+            filters: [
+              { field: 'ID', operation: '=', value: 1 },
+              { conjunction: 'OR', filters: [{ field: 'NOPE', operation: '=', value: 1 }] },
+            ],
+          },
+          NEWS_FIELDS,
+        ),
       'filterExpression.filters[1].filters[0].field',
     );
     expectInvalid(() => compileExpression({ conjunction: 'XOR', filters: [] }, NEWS_FIELDS), 'filterExpression.conjunction', /AND or OR/);
     expectInvalid(() => compileExpression({ conjunction: 'AND', filters: [] }, NEWS_FIELDS), 'filterExpression.filters', /non-empty/);
-    expectInvalid(() => compileExpression({ conjunction: 'AND', filters: [{ field: 'ID', operation: '=', value: 1 }], extra: 1 }, NEWS_FIELDS), 'filterExpression.extra');
+    expectInvalid(
+      () => compileExpression({ conjunction: 'AND', filters: [{ field: 'ID', operation: '=', value: 1 }], extra: 1 }, NEWS_FIELDS),
+      'filterExpression.extra',
+    );
     expectInvalid(() => compileExpression({ operation: '=' }, NEWS_FIELDS), 'filterExpression', /group/);
     expectInvalid(() => compileExpression([1], NEWS_FIELDS), 'filterExpression', /object/);
   });
@@ -155,7 +187,16 @@ describe('groups', () => {
   });
 
   it('reports the fields an expression reads', () => {
-    const c = compileExpression({ conjunction: 'AND', filters: [{ field: 'body', operation: '=', value: 'x' }, { field: 'Ticker', operation: '=', value: 'A' }] }, NEWS_FIELDS);
+    const c = compileExpression(
+      {
+        conjunction: 'AND',
+        filters: [
+          { field: 'body', operation: '=', value: 'x' },
+          { field: 'Ticker', operation: '=', value: 'A' },
+        ],
+      },
+      NEWS_FIELDS,
+    );
     expect([...c.fields].sort()).toEqual(['BODY', 'TICKER']);
   });
 });

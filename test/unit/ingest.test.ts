@@ -4,7 +4,14 @@ import { newsBetween, newsForMinute } from '../../ingest/sources/news-simulator'
 
 const good = {
   type: 'news',
-  data: { id: 7, publishedTime: 1714570200000, title: 'Apple beats', body: null, topics: ['EARNINGS'], tickers: [{ ticker: 'AAPL', sentiment: 'SLIGHTLY_BULLISH' }] },
+  data: {
+    id: 7,
+    publishedTime: 1714570200000,
+    title: 'Apple beats',
+    body: null,
+    topics: ['EARNINGS'],
+    tickers: [{ ticker: 'AAPL', sentiment: 'SLIGHTLY_BULLISH' }],
+  },
 };
 
 describe('event validation', () => {
@@ -27,7 +34,19 @@ describe('event validation', () => {
     [{ type: 'news', data: { ...good.data, topics: ['Earnings'] } }, /topics\[0\].*canonical/],
     [{ type: 'news', data: { ...good.data, tickers: [{ ticker: 'AAPL', sentiment: 'HAPPY' }] } }, /sentiment/],
     [{ type: 'news', data: { ...good.data, tickers: [{ ticker: 'aapl', sentiment: 'NEUTRAL' }] } }, /upper-case symbol/],
-    [{ type: 'news', data: { ...good.data, tickers: [{ ticker: 'A', sentiment: 'NEUTRAL' }, { ticker: 'A', sentiment: 'NEUTRAL' }] } }, /listed twice/],
+    [
+      {
+        type: 'news',
+        data: {
+          ...good.data,
+          tickers: [
+            { ticker: 'A', sentiment: 'NEUTRAL' },
+            { ticker: 'A', sentiment: 'NEUTRAL' },
+          ],
+        },
+      },
+      /listed twice/,
+    ],
     [{ type: 'news', data: { ...good.data, author: 'x' } }, /not in the news schema: author/],
   ])('rejects %j', (line, reason) => {
     const v = validateEvent(line);
@@ -38,7 +57,11 @@ describe('event validation', () => {
 
 describe('news simulator', () => {
   const start = Math.floor(Date.UTC(2024, 4, 1, 12) / 60_000);
-  const digest = (seed: number) => crypto.createHash('sha256').update(JSON.stringify(newsBetween(seed, start, start + 24 * 60))).digest('hex');
+  const digest = (seed: number) =>
+    crypto
+      .createHash('sha256')
+      .update(JSON.stringify(newsBetween(seed, start, start + 24 * 60)))
+      .digest('hex');
 
   it('is deterministic for a seed and differs between seeds', () => {
     expect(digest(42)).toBe(digest(42));

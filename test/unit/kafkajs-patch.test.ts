@@ -52,7 +52,32 @@ describe('kafkajs patches', () => {
   });
 
   it('varints and varlongs are the zigzag LEB128 bytes and decode back', () => {
-    const values = [0, 1, -1, 63, 64, -64, -65, 127, 128, 8191, 8192, 2 ** 20, -(2 ** 20), 2 ** 29 - 1, 2 ** 29, -(2 ** 30) + 1, 2 ** 30, -(2 ** 30), 2 ** 31 - 1, -(2 ** 31), 2 ** 40, -(2 ** 40), 2 ** 53 - 1, -(2 ** 53 - 1)];
+    const values = [
+      0,
+      1,
+      -1,
+      63,
+      64,
+      -64,
+      -65,
+      127,
+      128,
+      8191,
+      8192,
+      2 ** 20,
+      -(2 ** 20),
+      2 ** 29 - 1,
+      2 ** 29,
+      -(2 ** 30) + 1,
+      2 ** 30,
+      -(2 ** 30),
+      2 ** 31 - 1,
+      -(2 ** 31),
+      2 ** 40,
+      -(2 ** 40),
+      2 ** 53 - 1,
+      -(2 ** 53 - 1),
+    ];
     for (const v of values) {
       const long = new Encoder().writeVarLong(v).buffer as Buffer;
       expect(long.equals(referenceVarLong(v))).toBe(true);
@@ -91,7 +116,10 @@ describe('kafkajs patches', () => {
       const encodedPartitions = [];
       for (const { partition, messages, firstSequence } of partitions) {
         const now = Date.now();
-        const ts = messages.filter((m) => m.timestamp != null).map((m) => Number(m.timestamp)).sort((a, b) => a - b);
+        const ts = messages
+          .filter((m) => m.timestamp != null)
+          .map((m) => Number(m.timestamp))
+          .sort((a, b) => a - b);
         const firstTimestamp = ts.length ? ts[0] : now;
         const maxTimestamp = ts.length ? ts[ts.length - 1] : now;
         const records = messages.map((m, i) =>
@@ -116,7 +144,12 @@ describe('kafkajs patches', () => {
     return new Encoder().writeInt32(header.size()).writeEncoder(header).buffer;
   }
 
-  interface Message { key: Buffer | string | null; value: Buffer | string | null; timestamp?: number | string; headers?: Record<string, string | string[]> }
+  interface Message {
+    key: Buffer | string | null;
+    value: Buffer | string | null;
+    timestamp?: number | string;
+    headers?: Record<string, string | string[]>;
+  }
   interface ProduceArgs {
     acks: number;
     timeout: number;
@@ -156,19 +189,33 @@ describe('kafkajs patches', () => {
     try {
       const cases: ProduceArgs[] = [
         {
-          acks: -1, timeout: 30000, transactionalId: 'tx-processor-7', producerId: Long.fromNumber(4242), producerEpoch: 3,
-          clientId: 'mdq-processor', correlationId: 77,
+          acks: -1,
+          timeout: 30000,
+          transactionalId: 'tx-processor-7',
+          producerId: Long.fromNumber(4242),
+          producerEpoch: 3,
+          clientId: 'mdq-processor',
+          correlationId: 77,
           topicData: [
-            { topic: 'enriched', partitions: [
-              { partition: 0, firstSequence: 1200, messages: randomMessages(500, true) },
-              { partition: 5, firstSequence: 0, messages: randomMessages(1, true) },
-            ] },
+            {
+              topic: 'enriched',
+              partitions: [
+                { partition: 0, firstSequence: 1200, messages: randomMessages(500, true) },
+                { partition: 5, firstSequence: 0, messages: randomMessages(1, true) },
+              ],
+            },
             { topic: 'consolidated-é', partitions: [{ partition: 11, messages: randomMessages(37, false) }] },
           ],
         },
         {
-          acks: 1, timeout: 1000, transactionalId: null, producerId: Long.fromNumber(-1), producerEpoch: 0,
-          clientId: null, correlationId: 1, topicData: [{ topic: 't', partitions: [{ partition: 2, messages: randomMessages(3, false) }] }],
+          acks: 1,
+          timeout: 1000,
+          transactionalId: null,
+          producerId: Long.fromNumber(-1),
+          producerEpoch: 0,
+          clientId: null,
+          correlationId: 1,
+          topicData: [{ topic: 't', partitions: [{ partition: 2, messages: randomMessages(3, false) }] }],
         },
       ];
       for (const c of cases) {
@@ -200,7 +247,11 @@ describe('kafkajs patches', () => {
   it('a compressed produce request (the upstream path, records planned as above) decodes to its messages', async () => {
     const messages = randomMessages(120, true);
     const request = ProduceV3({
-      acks: -1, timeout: 30000, transactionalId: null, producerId: Long.fromNumber(-1), producerEpoch: 0,
+      acks: -1,
+      timeout: 30000,
+      transactionalId: null,
+      producerId: Long.fromNumber(-1),
+      producerEpoch: 0,
       compression: 1, // GZIP
       topicData: [{ topic: 'gz', partitions: [{ partition: 3, messages }] }],
     });

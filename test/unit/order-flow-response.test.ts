@@ -19,7 +19,8 @@ const prints = asRead(expectedPrintRows(fixture));
 const consolidated = asRead(expectedConsolidatedRows(fixture));
 const INTERNAL = ['rowKey', 'sessionDate', 'lastTradeTime'];
 /** The row fields of a tape's response schema. */
-const rowFields = (r: { schema: unknown }) => Object.keys((r.schema as { properties: { data: { items: { properties: object } } } }).properties.data.items.properties);
+const rowFields = (r: { schema: unknown }) =>
+  Object.keys((r.schema as { properties: { data: { items: { properties: object } } } }).properties.data.items.properties);
 
 /** The response form of a row written independently: the order list, the values as they are. */
 function expectedRow(r: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
@@ -48,12 +49,21 @@ describe('order-flow response serializer', () => {
 
   it('consolidated: the consolidation fields follow tradeType, no osi, comprising trades when attached', () => {
     const fields = rowFields(CONSOLIDATED_RESPONSE);
-    const rows = consolidated.slice(0, 20).map((r, i) => (i % 2 ? { ...r, comprisingTrades: decodeComprising(encodeComprising(fixture.consolidated.find((c) => c.rowKey === r.rowKey)!.comprisingTrades)) } : r));
+    const rows = consolidated
+      .slice(0, 20)
+      .map((r, i) =>
+        i % 2 ? { ...r, comprisingTrades: decodeComprising(encodeComprising(fixture.consolidated.find((c) => c.rowKey === r.rowKey)!.comprisingTrades)) } : r,
+      );
     const text = CONSOLIDATED_RESPONSE.serialize({ data: rows });
     expect(text).toBe(JSON.stringify({ data: rows.map((r) => expectedRow(r as never, fields)) }));
     const [even, odd] = JSON.parse(text).data;
     const keys = Object.keys(even);
-    expect(keys.slice(keys.indexOf('tradeType'), keys.indexOf('tradeType') + 4)).toEqual(['tradeType', 'tradeConsolidationType', 'isGoldenSweep', 'sentimentType']);
+    expect(keys.slice(keys.indexOf('tradeType'), keys.indexOf('tradeType') + 4)).toEqual([
+      'tradeType',
+      'tradeConsolidationType',
+      'isGoldenSweep',
+      'sentimentType',
+    ]);
     expect(even).not.toHaveProperty('osi');
     expect(even).not.toHaveProperty('comprisingTrades');
     expect(odd.comprisingTrades.length).toBeGreaterThan(0);
@@ -69,7 +79,8 @@ describe('order-flow response serializer', () => {
 
   it('statistics and the cursor are written as given', () => {
     const statistics = JSON.parse(JSON.stringify({ CALL: {}, PUT: {} }));
-    for (const t of ['CALL', 'PUT']) for (const s of ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID']) statistics[t][s] = { premium: 1234.5, tradeCount: 3, volume: 17 };
+    for (const t of ['CALL', 'PUT'])
+      for (const s of ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID']) statistics[t][s] = { premium: 1234.5, tradeCount: 3, volume: 17 };
     const value = { data: [], nextSearchAfter: ['a', 'b'], statistics };
     expect(CONSOLIDATED_RESPONSE.serialize(value)).toBe(JSON.stringify(value));
   });

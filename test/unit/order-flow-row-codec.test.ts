@@ -1,6 +1,13 @@
 import { unpack } from 'msgpackr';
 import { openInterestFlags } from '../../services/domain/order-flow';
-import { decodeComprising, decodeRow, encodeComprising, encodeRow, type OrderFlowConsolidatedRow, type OrderFlowPrintRow } from '../../services/views/order-flow';
+import {
+  decodeComprising,
+  decodeRow,
+  encodeComprising,
+  encodeRow,
+  type OrderFlowConsolidatedRow,
+  type OrderFlowPrintRow,
+} from '../../services/views/order-flow';
 import { expectedConsolidatedRows, expectedPrintRows, orderFlowFixture } from '../support/order-flow-data';
 
 /**

@@ -148,10 +148,17 @@ describe('implied volatility', () => {
       return v;
     };
     let s = 12345;
-    const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
     for (let i = 0; i < 20_000; i++) {
       const spot = 5 + rnd() * 1000;
-      const o = { right: rnd() < 0.5 ? ('CALL' as const) : ('PUT' as const), spot, strike: spot * (0.5 + rnd()), t: rnd() < 0.1 ? 0 : rnd() * 2, rate: 0.045, dividend: rnd() < 0.5 ? 0 : 0.013 };
+      const o = {
+        right: rnd() < 0.5 ? ('CALL' as const) : ('PUT' as const),
+        spot,
+        strike: spot * (0.5 + rnd()),
+        t: rnd() < 0.1 ? 0 : rnd() * 2,
+        rate: 0.045,
+        dividend: rnd() < 0.5 ? 0 : 0.013,
+      };
       const price = rnd() < 0.8 ? bsmPrice({ ...o, vol: 0.05 + rnd() }) * (0.98 + rnd() * 0.04) : rnd() * spot * 0.3;
       expect(Object.is(impliedVolatility(price, o), reference(price, o))).toBe(true);
     }

@@ -143,7 +143,9 @@ describe('equity print generator', () => {
     const date = '2025-03-12';
     for (const inst of dev.filter((i) => !i.isIndex)) {
       const path = pathOf(inst, date);
-      expect(breaking(printsOf(ctxOf(date), inst), 'near the path', (x) => Math.abs(x.price - path.priceAt(x.time)) <= x.askPrice - x.bidPrice + 1e-9)).toEqual([]);
+      expect(breaking(printsOf(ctxOf(date), inst), 'near the path', (x) => Math.abs(x.price - path.priceAt(x.time)) <= x.askPrice - x.bidPrice + 1e-9)).toEqual(
+        [],
+      );
     }
   });
 
@@ -174,8 +176,16 @@ describe('equity print generator', () => {
       expect(delayed.length / prints.length).toBeGreaterThanOrEqual(DELAYED_SHARE_OF_PRINTS[0]);
       expect(delayed.length / prints.length).toBeLessThanOrEqual(DELAYED_SHARE_OF_PRINTS[1]);
       expect([
-        ...breaking(delayed, 'delay 10-90 s, condition Z', (p) => p.reportTime - p.time >= REPORT_DELAY_MS[0] && p.reportTime - p.time <= REPORT_DELAY_MS[1] && p.conditions.includes(CONDITION.LATE)),
-        ...breaking(prints, 'on-time prints report at the trade', (p) => p.isDelayedPrint || (p.reportTime === p.time && !p.conditions.includes(CONDITION.LATE))),
+        ...breaking(
+          delayed,
+          'delay 10-90 s, condition Z',
+          (p) => p.reportTime - p.time >= REPORT_DELAY_MS[0] && p.reportTime - p.time <= REPORT_DELAY_MS[1] && p.conditions.includes(CONDITION.LATE),
+        ),
+        ...breaking(
+          prints,
+          'on-time prints report at the trade',
+          (p) => p.isDelayedPrint || (p.reportTime === p.time && !p.conditions.includes(CONDITION.LATE)),
+        ),
       ]).toEqual([]);
     }
   });

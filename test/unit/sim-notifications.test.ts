@@ -113,7 +113,10 @@ describe('exchange notifications', () => {
       const exported = newsHalts(ctxOf(day.date), universe);
       for (const h of exported) {
         halts++;
-        const of = (type: string) => day.notes.find((n) => n.ticker === h.inst.symbol && n.type === type && n.time === (type === 'T1' ? h.haltTime : type === 'T2' ? h.newsTime : h.resumeTime));
+        const of = (type: string) =>
+          day.notes.find(
+            (n) => n.ticker === h.inst.symbol && n.type === type && n.time === (type === 'T1' ? h.haltTime : type === 'T2' ? h.newsTime : h.resumeTime),
+          );
         expect(of('T1') && of('T2') && of('T3')).toBeTruthy();
         expect(h.haltTime).toBeLessThan(h.newsTime);
         expect(h.newsTime).toBeLessThan(h.resumeTime);
@@ -168,7 +171,7 @@ describe('exchange notifications', () => {
     expect(listings).toBeGreaterThan(10);
   });
 
-  it("gives an instrument the same notices whichever other instruments are generated", () => {
+  it('gives an instrument the same notices whichever other instruments are generated', () => {
     for (const day of HISTORY.slice(0, 60)) {
       const devNotes = notes(sessionNotifications(ctxOf(day.date, 42, PROFILES.dev), dev));
       const devSymbols = new Set(dev.map((i) => i.symbol));

@@ -159,7 +159,8 @@ describe('session news', () => {
     expect(all.filter((x) => x.topics.includes('EARNINGS_MISSES')).every((x) => sentimentScore(x.tickers[0].sentiment) < 0)).toBe(true);
     expect(all.filter((x) => x.topics.includes('UPGRADES')).every((x) => sentimentScore(x.tickers[0].sentiment) > 0)).toBe(true);
     expect(all.filter((x) => x.topics.includes('DOWNGRADES')).every((x) => sentimentScore(x.tickers[0].sentiment) < 0)).toBe(true);
-    for (const t of ['WIIM', 'MOVERS', 'PRE_MARKET_OUTLOOK', 'M_AND_A', 'ANALYST_RATINGS', 'GUIDANCE']) expect(all.some((x) => x.topics.includes(t))).toBe(true);
+    for (const t of ['WIIM', 'MOVERS', 'PRE_MARKET_OUTLOOK', 'M_AND_A', 'ANALYST_RATINGS', 'GUIDANCE'])
+      expect(all.some((x) => x.topics.includes(t))).toBe(true);
     // Headlines name the company (short form) and bodies the symbol.
     for (const a of all.filter((x) => !x.topics.includes('MARKET_SUMMARY') && !x.topics.includes('IPOS'))) {
       const inst = bySymbol.get(a.tickers[0].ticker) as Instrument;

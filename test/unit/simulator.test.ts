@@ -23,7 +23,19 @@ const market = new SimulatedMarket(42, PROFILES.dev);
 const daily = allEvents(market.session(DATE, 'daily'));
 const tick = allEvents(market.session(DATE, 'tick'));
 const byType = (events: SimEvent[], type: string) => events.filter((e) => e.type === type).map((e) => e.data as Record<string, never>);
-const prints = byType(tick, 'option-print') as unknown as { id: string; osi: string; ticker: string; time: number; price: number; size: number; exchange: string; conditions: string[]; bidPrice: number; askPrice: number; underlyingPrice: number }[];
+const prints = byType(tick, 'option-print') as unknown as {
+  id: string;
+  osi: string;
+  ticker: string;
+  time: number;
+  price: number;
+  size: number;
+  exchange: string;
+  conditions: string[];
+  bidPrice: number;
+  askPrice: number;
+  underlyingPrice: number;
+}[];
 
 describe('simulator determinism', () => {
   it('gives the same event stream for the same seed, profile and date', () => {
@@ -69,7 +81,8 @@ describe('simulated events are valid', () => {
 
   it('has every market event type in a tick session', () => {
     const types = new Set([...daily, ...tick].map((e) => e.type));
-    for (const t of ['underlying-price', 'option-quote', 'open-interest', 'option-print', 'equity-print', 'exchange-notification', 'news']) expect(types).toContain(t);
+    for (const t of ['underlying-price', 'option-quote', 'open-interest', 'option-print', 'equity-print', 'exchange-notification', 'news'])
+      expect(types).toContain(t);
   });
 
   it('has unique print ids and well-formed OSI symbols', () => {
@@ -133,7 +146,12 @@ describe('simulated market sanity', () => {
 
   it('keeps open interest non-negative and consistent with the day’s volume', () => {
     const oiToday = new Map((byType(daily, 'open-interest') as unknown as { osi: string; openInterest: number }[]).map((o) => [o.osi, o.openInterest]));
-    const oiNext = new Map((byType(allEvents(market.session(NEXT, 'daily')), 'open-interest') as unknown as { osi: string; openInterest: number }[]).map((o) => [o.osi, o.openInterest]));
+    const oiNext = new Map(
+      (byType(allEvents(market.session(NEXT, 'daily')), 'open-interest') as unknown as { osi: string; openInterest: number }[]).map((o) => [
+        o.osi,
+        o.openInterest,
+      ]),
+    );
     const volume = new Map<string, number>();
     for (const p of prints) volume.set(p.osi, (volume.get(p.osi) ?? 0) + p.size);
     let checked = 0;

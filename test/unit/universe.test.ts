@@ -1,13 +1,6 @@
 import rawUniverse from '../../seeds/universe.json';
 import { INDUSTRIES, SECTORS, isIndustry, isSector } from '../../services/domain/enums';
-import {
-  EXCHANGES,
-  type Instrument,
-  UniverseValidationError,
-  instrument,
-  loadUniverse,
-  validateUniverse,
-} from '../../services/domain/universe';
+import { EXCHANGES, type Instrument, UniverseValidationError, instrument, loadUniverse, validateUniverse } from '../../services/domain/universe';
 
 const universe = loadUniverse();
 const bySymbol = new Map(universe.map((i) => [i.symbol, i]));
@@ -62,18 +55,62 @@ describe('seed universe', () => {
 
   it('contains the required symbols', () => {
     const required = [
-      'SPY', 'QQQ', 'IWM', 'DIA',
-      'XLK', 'XLF', 'XLE', 'XLV', 'XLY', 'XLP', 'XLI', 'XLB', 'XLU', 'XLRE', 'XLC',
-      'GLD', 'TLT', 'HYG', 'EEM', 'ARKK', 'SMH', 'KRE', 'XBI',
-      'SPX', 'NDX', 'RUT', 'VIX',
-      'AAPL', 'MSFT', 'NVDA', 'AMZN', 'GOOGL', 'GOOG', 'META', 'TSLA', 'AVGO', 'BRK.B',
-      'JPM', 'LLY', 'V', 'UNH', 'XOM', 'MA', 'JNJ', 'PG', 'HD', 'COST',
+      'SPY',
+      'QQQ',
+      'IWM',
+      'DIA',
+      'XLK',
+      'XLF',
+      'XLE',
+      'XLV',
+      'XLY',
+      'XLP',
+      'XLI',
+      'XLB',
+      'XLU',
+      'XLRE',
+      'XLC',
+      'GLD',
+      'TLT',
+      'HYG',
+      'EEM',
+      'ARKK',
+      'SMH',
+      'KRE',
+      'XBI',
+      'SPX',
+      'NDX',
+      'RUT',
+      'VIX',
+      'AAPL',
+      'MSFT',
+      'NVDA',
+      'AMZN',
+      'GOOGL',
+      'GOOG',
+      'META',
+      'TSLA',
+      'AVGO',
+      'BRK.B',
+      'JPM',
+      'LLY',
+      'V',
+      'UNH',
+      'XOM',
+      'MA',
+      'JNJ',
+      'PG',
+      'HD',
+      'COST',
     ];
     expect(required.filter((s) => !bySymbol.has(s))).toEqual([]);
   });
 
   it('flags exactly the cash indexes as indexes, on CBOE with no sector', () => {
-    const indexes = universe.filter((i) => i.isIndex).map((i) => i.symbol).sort();
+    const indexes = universe
+      .filter((i) => i.isIndex)
+      .map((i) => i.symbol)
+      .sort();
     expect(indexes).toEqual(['NDX', 'RUT', 'SPX', 'VIX']);
     for (const s of indexes) {
       expect(get(s)).toMatchObject({ isETF: false, sector: 'NOT_APPLICABLE', industry: 'NOT_APPLICABLE', exchange: 'CBOE' });
@@ -85,8 +122,16 @@ describe('seed universe', () => {
       expect(get(s)).toMatchObject({ isETF: true, isIndex: false, sector: 'NOT_APPLICABLE', industry: 'NOT_APPLICABLE' });
     }
     const sectorEtfs: Record<string, string> = {
-      XLK: 'TECHNOLOGY', XLF: 'FINANCIAL_SERVICES', XLE: 'ENERGY', XLV: 'HEALTHCARE', XLY: 'CONSUMER_CYCLICAL',
-      XLP: 'CONSUMER_DEFENSIVE', XLI: 'INDUSTRIALS', XLB: 'BASIC_MATERIALS', XLU: 'UTILITIES', XLRE: 'REAL_ESTATE',
+      XLK: 'TECHNOLOGY',
+      XLF: 'FINANCIAL_SERVICES',
+      XLE: 'ENERGY',
+      XLV: 'HEALTHCARE',
+      XLY: 'CONSUMER_CYCLICAL',
+      XLP: 'CONSUMER_DEFENSIVE',
+      XLI: 'INDUSTRIALS',
+      XLB: 'BASIC_MATERIALS',
+      XLU: 'UTILITIES',
+      XLRE: 'REAL_ESTATE',
       XLC: 'COMMUNICATION_SERVICES',
     };
     for (const [s, sector] of Object.entries(sectorEtfs)) expect(get(s)).toMatchObject({ isETF: true, sector });

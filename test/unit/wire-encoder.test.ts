@@ -6,7 +6,19 @@ import { partitionOf } from '../../services/kafka/partition';
 const spec = topicFor('option-print')!;
 const type = avroTypeOf(topicFor('option-print')!);
 const registry = { getRegistryIdBySchema: async () => 1234 } as unknown as SchemaRegistry;
-const print = { id: 'p1', osi: 'SPY   261120C00600000', ticker: 'SPY', time: 1795200000000, price: 2.15, size: 10, exchange: 'CBOE', conditions: ['AUTO'], bidPrice: 2.1, askPrice: 2.2, underlyingPrice: 598.4 };
+const print = {
+  id: 'p1',
+  osi: 'SPY   261120C00600000',
+  ticker: 'SPY',
+  time: 1795200000000,
+  price: 2.15,
+  size: 10,
+  exchange: 'CBOE',
+  conditions: ['AUTO'],
+  bidPrice: 2.1,
+  askPrice: 2.2,
+  underlyingPrice: 598.4,
+};
 
 describe('wire encoder', () => {
   it('writes the Confluent wire format: magic 0, the schema id, then the Avro body', async () => {
