@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import { ENDPOINTS } from '../../api/endpoints';
-import { NEWS_FIELDS } from '../../api/endpoints/news-articles';
+import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';

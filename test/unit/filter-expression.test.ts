@@ -1,5 +1,5 @@
 import { compileExpression, parseOp } from '../../api/request/filter-expression';
-import { NEWS_FIELDS } from '../../api/endpoints/news-articles';
+import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import type { NewsDoc } from '../../api/views/news-reader';
 import { expectInvalid } from '../support/problems';
 

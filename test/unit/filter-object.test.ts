@@ -1,4 +1,4 @@
-import { NEWS_FIELDS } from '../../api/endpoints/news-articles';
+import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import { FieldSet } from '../../api/request/fields';
 import { FilterParam, filterPredicate, parseFilterObject } from '../../api/request/filter-object';
 import type { NewsDoc } from '../../api/views/news-reader';

@@ -1,6 +1,6 @@
-import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-consolidated';
-import { RESPONSE_FIELD_ORDER, ROW_PROPERTIES, tapeResponse } from '../../api/endpoints/order-flow-tape';
-import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/order-flow-unconsolidated';
+import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/options/order-flow-consolidated';
+import { RESPONSE_FIELD_ORDER, ROW_PROPERTIES, tapeResponse } from '../../api/endpoints/options/order-flow-tape';
+import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/options/order-flow-unconsolidated';
 import { project } from '../../api/request/projection';
 import { decodeComprising, decodeRow, encodeComprising, encodeRow, type OrderFlowRow } from '../../services/views/order-flow';
 import { expectedConsolidatedRows, expectedPrintRows, orderFlowFixture } from '../support/order-flow-data';

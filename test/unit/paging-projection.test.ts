@@ -1,4 +1,4 @@
-import { NEWS_FIELDS } from '../../api/endpoints/news-articles';
+import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import { decodeCursor, encodeCursor, parseSize } from '../../api/request/paging';
 import { parseProjection, project } from '../../api/request/projection';
 import { expectInvalid } from '../support/problems';

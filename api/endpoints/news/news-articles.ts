@@ -1,65 +1,16 @@
-import { MARKET_PARTITIONS } from '../../schemas/catalog';
-import { NEWS_TOPICS, SENTIMENTS, sentimentScore } from '../../services/domain/news';
-import { NEWS_VIEW } from '../../services/views/news';
-import type { EndpointDef } from '../request/endpoint';
-import { FieldSet } from '../request/fields';
-import { FilterParam, filterPredicate, parseFilterObject } from '../request/filter-object';
-import { Predicate, and, compileExpression } from '../request/filter-expression';
-import { EnumLookup } from '../request/names';
-import { decodeCursor, encodeCursor, parseSize } from '../request/paging';
-import { parseProjection, project } from '../request/projection';
-import { parseTimeRange } from '../request/time';
-import { fragments } from '../request/validate';
-import { NewsDoc, readNewsPage } from '../views/news-reader';
-
-const topicLookup = new EnumLookup('news topic', NEWS_TOPICS);
-const sentimentLookup = new EnumLookup('sentiment', SENTIMENTS);
-
-export const NEWS_FIELDS = new FieldSet<NewsDoc>([
-  { name: 'ID', type: 'integer', filterable: true, projectable: true, responseKey: 'id', get: (r) => r.id },
-  { name: 'PUBLISHED_TIME', type: 'time', filterable: true, projectable: true, responseKey: 'publishedTime', get: (r) => r.publishedTime },
-  { name: 'TITLE', type: 'text', filterable: true, projectable: true, responseKey: 'title', get: (r) => r.title },
-  {
-    name: 'TICKER',
-    aliases: ['TICKERS'],
-    type: 'symbol',
-    multi: true,
-    filterable: true,
-    projectable: true,
-    responseKey: 'tickers',
-    get: (r) => r.tickers.map((t) => t.ticker),
-  },
-  {
-    name: 'TOPICS',
-    aliases: ['TOPIC'],
-    type: 'enum',
-    enumLookup: topicLookup,
-    multi: true,
-    filterable: true,
-    projectable: true,
-    responseKey: 'topics',
-    get: (r) => r.topics,
-  },
-  // Filterable, not projectable (spec): body travels only with includeBody, sentiment only inside tickers.
-  { name: 'BODY', type: 'text', filterable: true, projectable: false, get: (r) => r.body },
-  {
-    name: 'SENTIMENT',
-    aliases: ['SENTIMENTS'],
-    type: 'enum',
-    enumLookup: sentimentLookup,
-    enumRank: sentimentScore,
-    multi: true,
-    filterable: true,
-    projectable: false,
-    get: (r) => r.tickers.map((t) => t.sentiment),
-  },
-]);
-
-const FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
-  { key: 'topics', aliases: ['topic'], kind: 'in', field: 'TOPICS' },
-  { key: 'sentiments', aliases: ['sentiment'], kind: 'in', field: 'SENTIMENT' },
-];
+import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { NEWS_TOPICS, SENTIMENTS } from '../../../services/domain/news';
+import { NEWS_VIEW } from '../../../services/views/news';
+import type { EndpointDef } from '../../request/endpoint';
+import { NEWS_FIELDS, NEWS_FILTERS } from '../../fields/news';
+import { filterPredicate, parseFilterObject } from '../../request/filter-object';
+import { Predicate, and, compileExpression } from '../../request/filter-expression';
+import { decodeCursor, encodeCursor, parseSize } from '../../request/paging';
+import { parseProjection, project } from '../../request/projection';
+export { NEWS_FIELDS } from '../../fields/news';
+import { parseTimeRange } from '../../request/time';
+import { fragments } from '../../request/validate';
+import { type NewsDoc, readNewsPage } from '../../views/news-reader';
 
 const MAX_SIZE = 100;
 
@@ -189,7 +140,7 @@ export const newsArticles: EndpointDef = {
       (s) => (/^\d{1,16}$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : null),
     );
     const drop = parseProjection(body.includes, body.excludes, NEWS_FIELDS);
-    const filter = parseFilterObject(body.filter, FILTERS, NEWS_FIELDS);
+    const filter = parseFilterObject(body.filter, NEWS_FILTERS, NEWS_FIELDS);
     const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, NEWS_FIELDS, 'A');
 
     const tickers = filter.values.get('tickers') as string[] | undefined;

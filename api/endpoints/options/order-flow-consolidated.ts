@@ -1,6 +1,6 @@
-import { ORDER_FLOW_CONSOLIDATED_VIEW } from '../../services/views/order-flow';
-import type { EndpointDef } from '../request/endpoint';
-import { CONSOLIDATED_FIELDS, CONSOLIDATED_FILTERS } from '../request/option-trade-fields';
+import { ORDER_FLOW_CONSOLIDATED_VIEW } from '../../../services/views/order-flow';
+import type { EndpointDef } from '../../request/endpoint';
+import { CONSOLIDATED_FIELDS, CONSOLIDATED_FILTERS } from '../../fields/option-trade';
 import { COMMON_EXAMPLES, CONSOLIDATED_ONLY_PROPERTIES, ROW_PROPERTIES, answer, filterSchema, tapeStamp, requestSchema, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 100;

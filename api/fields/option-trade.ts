@@ -3,10 +3,10 @@ import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_S
 import { parseOsi } from '../../services/domain/osi';
 import { OPTION_EXCHANGE_CODES } from '../../services/domain/venues';
 import type { OrderFlowConsolidatedRow, OrderFlowPrintRow, OrderFlowRow } from '../../services/views/order-flow';
-import { FieldDef, FieldSet, Scalar, show } from './fields';
-import type { FilterParam } from './filter-object';
-import { EnumLookup } from './names';
-import { invalid } from './problem';
+import { FieldDef, FieldSet, Scalar, show } from '../request/fields';
+import type { FilterParam } from '../request/filter-object';
+import { EnumLookup } from '../request/names';
+import { invalid } from '../request/problem';
 
 /**
  * The option-trade field reference (spec "Option-trade filter set" and the order-flow rows):

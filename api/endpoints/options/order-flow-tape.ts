@@ -1,18 +1,18 @@
 import fastJson from 'fast-json-stringify';
-import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_TYPES } from '../../services/domain/order-flow';
-import { INDUSTRIES, SECTORS } from '../../services/domain/enums';
-import { OPTION_EXCHANGE_CODES } from '../../services/domain/venues';
-import { emptyStatistics, isSortKeyOf, type ComprisingTrade, type IndexedSort, type OrderFlowRow } from '../../services/views/order-flow';
-import type { EndpointContext, EndpointExample } from '../request/endpoint';
-import type { FieldSet } from '../request/fields';
-import { FilterParam, ParsedFilter, filterPredicate, parseFilterObject } from '../request/filter-object';
-import { and, compileExpression } from '../request/filter-expression';
-import { OPTION_TRADE_EXCLUSIVE } from '../request/option-trade-fields';
-import { decodeCursor, encodeCursor, parseSize } from '../request/paging';
-import { parseProjection, project } from '../request/projection';
-import { parseSort } from '../request/sort';
-import { parseSessionSelector, sessionsOverlapping } from '../request/time';
-import { fragments, type JsonSchema } from '../request/validate';
+import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_TYPES } from '../../../services/domain/order-flow';
+import { INDUSTRIES, SECTORS } from '../../../services/domain/enums';
+import { OPTION_EXCHANGE_CODES } from '../../../services/domain/venues';
+import { emptyStatistics, isSortKeyOf, type ComprisingTrade, type IndexedSort, type OrderFlowRow } from '../../../services/views/order-flow';
+import type { EndpointContext, EndpointExample } from '../../request/endpoint';
+import type { FieldSet } from '../../request/fields';
+import { FilterParam, ParsedFilter, filterPredicate, parseFilterObject } from '../../request/filter-object';
+import { and, compileExpression } from '../../request/filter-expression';
+import { OPTION_TRADE_EXCLUSIVE } from '../../fields/option-trade';
+import { decodeCursor, encodeCursor, parseSize } from '../../request/paging';
+import { parseProjection, project } from '../../request/projection';
+import { parseSort } from '../../request/sort';
+import { parseSessionSelector, sessionsOverlapping } from '../../request/time';
+import { fragments, type JsonSchema } from '../../request/validate';
 import {
   OrderFlowHints,
   orderFlowSessions,
@@ -20,7 +20,7 @@ import {
   readComprisingTrades,
   readOrderFlowPage,
   readOrderFlowStatistics,
-} from '../views/order-flow-reader';
+} from '../../views/order-flow-reader';
 
 /**
  * What the consolidated and unconsolidated order-flow endpoints share: the request (session

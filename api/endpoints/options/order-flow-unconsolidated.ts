@@ -1,6 +1,6 @@
-import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
-import type { EndpointDef } from '../request/endpoint';
-import { UNCONSOLIDATED_FIELDS, UNCONSOLIDATED_FILTERS } from '../request/option-trade-fields';
+import { ORDER_FLOW_PRINTS_VIEW } from '../../../services/views/order-flow';
+import type { EndpointDef } from '../../request/endpoint';
+import { UNCONSOLIDATED_FIELDS, UNCONSOLIDATED_FILTERS } from '../../fields/option-trade';
 import { COMMON_EXAMPLES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeStamp, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 1000;
