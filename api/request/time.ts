@@ -1,5 +1,4 @@
 import { show } from './fields';
-import { isTradingDay, sessionDateOf } from '../../services/domain/calendar';
 import { invalid } from './problem';
 
 // RFC 3339 date-time: the ISO 8601 profile with a mandatory zone (Z or an offset).
@@ -55,32 +54,4 @@ export function parseTimeRange(raw: unknown, path = 'timeRange'): TimeWindow {
   const endMs = bound('endTime');
   if (startMs >= endMs) throw invalid(path, 'startTime must be strictly before endTime');
   return { startMs, endMs };
-}
-
-/**
- * The session selectors of the order-flow tapes (spec "Time selectors"): sessionDate or
- * timeRange, mutually exclusive, or neither (the latest session that has data). A sessionDate
- * must be a real NYSE trading day: a weekend or holiday is a 400, not an empty page, because it
- * is always a caller's mistake.
- */
-export type SessionSelector = { kind: 'session'; sessionDate: string } | { kind: 'window'; window: TimeWindow } | { kind: 'latest' };
-
-export function parseSessionSelector(body: Record<string, unknown>): SessionSelector {
-  const hasDate = body.sessionDate !== undefined && body.sessionDate !== null;
-  const hasRange = body.timeRange !== undefined && body.timeRange !== null;
-  if (hasDate && hasRange) throw invalid('timeRange', 'cannot be combined with sessionDate (they are mutually exclusive)');
-  if (hasRange) return { kind: 'window', window: parseTimeRange(body.timeRange) };
-  if (!hasDate) return { kind: 'latest' };
-  const raw = body.sessionDate;
-  const d = typeof raw === 'string' ? parseLocalDate(raw) : null;
-  if (d === null) throw invalid('sessionDate', `must be a date as yyyy-MM-dd, got ${show(raw)}`);
-  if (!isTradingDay(d)) throw invalid('sessionDate', `${d} is not an NYSE trading session (weekend or holiday)`);
-  return { kind: 'session', sessionDate: d };
-}
-
-/** The sessions (of those given, e.g. the ones a view holds) whose New York day overlaps the window. */
-export function sessionsOverlapping(w: TimeWindow, sessions: readonly string[]): string[] {
-  const first = sessionDateOf(w.startMs);
-  const last = sessionDateOf(w.endMs - 1);
-  return sessions.filter((d) => d >= first && d <= last);
 }

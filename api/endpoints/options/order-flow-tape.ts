@@ -11,7 +11,7 @@ import { OPTION_TRADE_EXCLUSIVE } from '../../fields/option-trade';
 import { decodeCursor, encodeCursor, parseSize } from '../../request/paging';
 import { parseProjection, project } from '../../request/projection';
 import { parseSort } from '../../request/sort';
-import { parseSessionSelector, sessionsOverlapping } from '../../request/time';
+import { parseTimeSelection, sessionsCovered } from '../../request/time-selectors';
 import { fragments, type JsonSchema } from '../../request/validate';
 import {
   OrderFlowHints,
@@ -143,7 +143,7 @@ export async function answer<Row extends OrderFlowRow>(
   body: Record<string, unknown>,
   ctx: EndpointContext,
 ): Promise<Record<string, unknown>> {
-  const selector = parseSessionSelector(body);
+  const selector = parseTimeSelection(body, ['sessionDate', 'timeRange']);
   const size = parseSize(body.size, o.maxSize);
   const sort = parseSort(body.sort, o.fields, { field: 'TRADE_TIME', descending: true });
   const kind =
@@ -172,8 +172,7 @@ export async function answer<Row extends OrderFlowRow>(
     version === null || selector.kind === 'session'
       ? []
       : await ctx.views.list(`${o.view}:${version}:sessions`, () => orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version));
-  const sessions =
-    selector.kind === 'session' ? [selector.sessionDate] : selector.kind === 'window' ? sessionsOverlapping(selector.window, held) : held.slice(-1);
+  const sessions = sessionsCovered(selector, held);
   if (version === null || sessions.length === 0) return wantStatistics ? { data: [], statistics: emptyStatistics() } : { data: [] };
 
   // Whole sessions filtered at most by ticker: statistics come from the view's counters.
