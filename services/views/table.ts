@@ -1,0 +1,92 @@
+import type { PartitionKeys } from './keys';
+import { encodeSortKey, indexMember } from './sort-keys';
+
+/**
+ * The storage of a table view: what a table-shaped endpoint pages through (api/tables/). A view
+ * declares its layout once (TableLayout); its projector writes rows with `rowWrites` and the
+ * table engine reads them, so the two cannot disagree. Per partition (hash tag) and segment (a
+ * session date, or '' for a view that is not split by session):
+ *
+ *   s                       zset  (lex) segments that have rows in this partition
+ *   <seg>:r                 hash  rowKey -> stored row (the layout's codec)
+ *   <seg>:x:<sort>          zset  every row, by one sort field (layout.sorts; the first is the default order)
+ *   <seg>:<index>:<value>   zset  rows whose `index` has `value` (a ticker, a type), by the default sort
+ *
+ * Index members are `<sortKey>:<rowKey>` with all scores 0 (sort-keys.ts), so ZRANGE BYLEX walks
+ * rows in (sort value, rowKey) order. A rowKey is unique within the view, never contains ':', and
+ * is deterministic (derived from the events), so a replay writes the same members.
+ */
+
+export interface TableSort<Row> {
+  /** The FieldSet name of the field (api side), e.g. TRADE_TIME. */
+  field: string;
+  /** Key suffix of its index, e.g. time. */
+  suffix: string;
+  value(row: Row): number | string | boolean | null;
+}
+
+export interface TableIndex<Row> {
+  /** Key part, e.g. tk. */
+  name: string;
+  /** The values a row is filed under (a ticker; several for a list field). */
+  values(row: Row): readonly string[];
+}
+
+export interface TableLayout<Row> {
+  view: string;
+  /** The segment of a row: its session date, or '' when the view is not split by session. */
+  segmentOf(row: Row): string;
+  rowKeyOf(row: Row): string;
+  encode(row: Row): string | Buffer;
+  decode(stored: string | Buffer, rowKey: string, segment: string): Row;
+  /** Indexed sort orders; the first is the default order and orders every filter index. */
+  sorts: readonly TableSort<Row>[];
+  indexes: readonly TableIndex<Row>[];
+}
+
+/** Keys of one partition of a table view version. */
+export class TableKeys {
+  readonly segments: string;
+  constructor(readonly p: PartitionKeys) {
+    this.segments = p.key('s');
+  }
+  rows(seg: string): string {
+    return seg ? this.p.key(seg, 'r') : this.p.key('r');
+  }
+  sorted(seg: string, suffix: string): string {
+    return seg ? this.p.key(seg, 'x', suffix) : this.p.key('x', suffix);
+  }
+  index(seg: string, name: string, value: string): string {
+    return seg ? this.p.key(seg, name, value) : this.p.key(name, value);
+  }
+}
+
+/** A Redis write: command, key, arguments (the projector runtime's RedisOp). */
+export type TableWrite = [command: string, key: string, ...args: (string | Buffer)[]];
+
+/** The writes that store a row and every index entry of it. */
+export function rowWrites<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row): TableWrite[] {
+  const seg = layout.segmentOf(row);
+  const rowKey = layout.rowKeyOf(row);
+  const out: TableWrite[] = [['HSET', k.rows(seg), rowKey, layout.encode(row)]];
+  for (const [key, member] of indexEntries(layout, k, row, seg, rowKey)) out.push(['ZADD', key, '0', member]);
+  if (seg) out.push(['ZADD', k.segments, '0', seg]);
+  return out;
+}
+
+/** The writes that remove a stored row's index entries and the row (before it is replaced). */
+export function rowRemovals<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row): TableWrite[] {
+  const seg = layout.segmentOf(row);
+  const rowKey = layout.rowKeyOf(row);
+  const out: TableWrite[] = indexEntries(layout, k, row, seg, rowKey).map(([key, member]): TableWrite => ['ZREM', key, member]);
+  out.push(['HDEL', k.rows(seg), rowKey]);
+  return out;
+}
+
+function indexEntries<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row, seg: string, rowKey: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const s of layout.sorts) out.push([k.sorted(seg, s.suffix), indexMember(encodeSortKey(s.value(row)), rowKey)]);
+  const byDefault = out[0][1];
+  for (const ix of layout.indexes) for (const v of new Set(ix.values(row))) out.push([k.index(seg, ix.name, v), byDefault]);
+  return out;
+}
