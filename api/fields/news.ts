@@ -2,7 +2,12 @@ import { NEWS_TOPICS, SENTIMENTS, sentimentScore } from '../../services/domain/n
 import { FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
-import type { NewsDoc } from '../views/news-reader';
+import type { NewsRow } from '../../services/views/news';
+
+/** A news row as endpoints read it: the stored row and its body (null unless read). */
+export interface NewsDoc extends NewsRow {
+  body: string | null;
+}
 
 /** The news field reference (spec "News article row") and the filter object's keys. */
 

@@ -24,8 +24,13 @@ export function decodeCursor<S, I>(raw: unknown, parseSort: (s: string) => S | n
   }
   const sort = parseSort(raw[0]);
   const id = parseId(raw[1]);
-  if (sort === null || id === null) throw invalid('searchAfter', 'is not a cursor issued by this endpoint; pass nextSearchAfter back unchanged');
+  if (sort === null || id === null) throw foreignCursor();
   return { sort, id };
+}
+
+/** The 400 for a cursor of the right shape that this endpoint did not issue (edited, or another sort's). */
+export function foreignCursor() {
+  return invalid('searchAfter', 'is not a cursor issued by this endpoint; pass nextSearchAfter back unchanged');
 }
 
 export function parseSize(raw: unknown, max: number, dflt = 50): number {

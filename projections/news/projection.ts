@@ -1,7 +1,8 @@
 import type Redis from 'ioredis';
 import { topicFor } from '../../schemas/catalog';
 import type { PartitionKeys } from '../../services/views/keys';
-import { NEWS_VIEW, NewsArticleEvent, NewsRow, idField, indexKeysOf, indexMember, newsKeys } from '../../services/views/news';
+import { NEWS_LAYOUT, NEWS_LAYOUT_FORMAT, NEWS_VIEW, idField, newsBodyKey, type NewsArticleEvent, type NewsRow } from '../../services/views/news';
+import { TableKeys, rowRemovals, rowWrites } from '../../services/views/table';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
 
@@ -16,24 +17,26 @@ function toRow(e: NewsArticleEvent): NewsRow {
 }
 
 /**
- * News articles by id. An article published again under the same id (a correction) replaces
- * the earlier version: its old index entries are removed before the new ones are added, so a
- * replay or a duplicate delivery of the same article leaves the view byte-identical.
+ * News articles by id, stored as a table view (services/views/news.ts). An article published
+ * again under the same id (a correction) replaces the earlier version: its old index entries are
+ * removed before the new ones are added, so a replay or a duplicate delivery of the same article
+ * leaves the view byte-identical.
  */
 export const newsProjection: Projection = {
   view: NEWS_VIEW,
+  format: NEWS_LAYOUT_FORMAT,
   topics: [topicFor('news')!],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
-    const k = newsKeys(keys);
+    const k = new TableKeys(keys);
     const articles = events.filter((e) => e.value !== null).map((e) => e.value as unknown as NewsArticleEvent);
     const ids = [...new Set(articles.map((a) => idField(Number(a.id))))];
     if (!ids.length) return [];
     // What the view holds now for these ids (this projector is the partition's only writer).
-    const stored = await redis.hmget(k.doc, ...ids);
+    const stored = await redis.hmget(k.rows(''), ...ids);
     const current = new Map<string, NewsRow>();
     ids.forEach((id, i) => {
-      if (stored[i]) current.set(id, JSON.parse(stored[i]!) as NewsRow);
+      if (stored[i]) current.set(id, NEWS_LAYOUT.decode(stored[i]!, id, ''));
     });
 
     const ops: RedisOp[] = [];
@@ -41,15 +44,10 @@ export const newsProjection: Projection = {
       const row = toRow(a);
       const id = idField(row.id);
       const old = current.get(id);
-      if (old) {
-        const oldMember = indexMember(old.publishedTime, old.id);
-        for (const key of indexKeysOf(k, old)) ops.push(['ZREM', key, oldMember]);
-      }
-      const member = indexMember(row.publishedTime, row.id);
-      for (const key of indexKeysOf(k, row)) ops.push(['ZADD', key, '0', member]);
-      ops.push(['HSET', k.doc, id, JSON.stringify(row)]);
-      if (a.body === null || a.body === undefined) ops.push(['HDEL', k.body, id]);
-      else ops.push(['HSET', k.body, id, a.body]);
+      if (old) ops.push(...rowRemovals(NEWS_LAYOUT, k, old));
+      ops.push(...rowWrites(NEWS_LAYOUT, k, row));
+      if (a.body === null || a.body === undefined) ops.push(['HDEL', newsBodyKey(k), id]);
+      else ops.push(['HSET', newsBodyKey(k), id, a.body]);
       current.set(id, row);
     }
     return ops;

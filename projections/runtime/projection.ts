@@ -30,5 +30,11 @@ export interface Projection {
    * an optimisation: the view is the same whatever the order.
    */
   lead?: TopicSpec;
+  /**
+   * The version of the view's storage layout (1 when absent). A served view written under another
+   * layout is rebuilt (replayed into a new version, then flipped) when a projector starts, so a
+   * deployment that changes the layout needs no manual step.
+   */
+  format?: number;
   project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]>;
 }

@@ -2,7 +2,7 @@ import type { Kafka } from 'kafkajs';
 import type Redis from 'ioredis';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Logger } from '../../services/log';
-import { pointerKey } from '../../services/views/keys';
+import { PartitionKeys, formatKey, pointerKey } from '../../services/views/keys';
 import { sleep } from '../../services/stack/process';
 import type { Projection } from './projection';
 import { ProjectionRunner } from './runner';
@@ -55,10 +55,37 @@ export class ViewProjector {
   }
 
   async start(): Promise<void> {
-    const version = await servedVersion(this.d.redis, this.d.keyPrefix, this.d.projection.view);
+    const { redis, keyPrefix, projection, log } = this.d;
+    let version = await servedVersion(redis, keyPrefix, projection.view);
+    const want = projection.format ?? 1;
+    const stored = await redis.get(formatKey(keyPrefix, projection.view, version));
+    // A version holding data without a format mark was written before marks existed: layout 1.
+    const have = stored !== null ? Number(stored) : (await this.holdsData(version)) ? 1 : null;
+    if (have === null) await redis.set(formatKey(keyPrefix, projection.view, version), String(want), 'NX');
+    else if (have !== want) {
+      log.info({ view: projection.view, version, from: have, to: want }, 'the view is stored under an older layout; rebuilding it');
+      version = (await this.rebuild()).to;
+    }
+    if (this.runner?.version === version) {
+      this.startWatch();
+      return;
+    }
     this.runner = this.newRunner(version);
     await this.runner.start();
-    this.d.log.info({ view: this.d.projection.view, version }, 'projecting');
+    log.info({ view: projection.view, version }, 'projecting');
+    this.startWatch();
+  }
+
+  /** Whether any partition of a version has applied a message (its offsets hash exists). */
+  private async holdsData(version: number): Promise<boolean> {
+    const { redis, keyPrefix, projection } = this.d;
+    const partitions = Math.max(...projection.topics.map((t) => t.partitions));
+    const pipe = redis.pipeline();
+    for (let p = 0; p < partitions; p++) pipe.exists(new PartitionKeys(keyPrefix, projection.view, version, p).offsets);
+    return ((await pipe.exec()) ?? []).some(([err, n]) => !err && n === 1);
+  }
+
+  private startWatch(): void {
     this.watch = setInterval(() => void this.followPointer(), 2_000);
     this.watch.unref();
   }
@@ -84,6 +111,7 @@ export class ViewProjector {
     const from = await servedVersion(redis, keyPrefix, projection.view);
     const to = from + 1;
     this.switching = true; // the pointer watcher must not race the flip below
+    await redis.set(formatKey(keyPrefix, projection.view, to), String(projection.format ?? 1));
     const next = this.newRunner(to);
     await next.start();
     const admin = this.d.kafka.admin();

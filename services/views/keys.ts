@@ -5,6 +5,7 @@
  *   <prefix>:<view>:current                       -> the served version number
  *   <prefix>:<view>:v<N>:{pNN}:<suffix>           -> data of partition NN in version N
  *   <prefix>:<view>:v<N>:{pNN}:offsets            -> hash topic -> last applied Kafka offset
+ *   <prefix>:<view>:v<N>:format                   -> the storage layout version N was written under
  *
  * The `{pNN}` hash tag puts every key of one partition in one Redis Cluster slot, so a batch's
  * writes and its offset commit are one atomic transaction even on a cluster.
@@ -16,6 +17,11 @@ export function partitionTag(partition: number): string {
 
 export function pointerKey(prefix: string, view: string): string {
   return `${prefix}:${view}:current`;
+}
+
+/** The storage-layout format a view version was written under (Projection.format). */
+export function formatKey(prefix: string, view: string, version: number): string {
+  return `${prefix}:${view}:v${version}:format`;
 }
 
 export function versionPattern(prefix: string, view: string, version: number): string {

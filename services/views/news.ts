@@ -1,21 +1,25 @@
 import { PartitionKeys } from './keys';
+import { TableKeys, type TableLayout } from './table';
 
 /**
- * The news view: per partition, article rows and lexicographic indexes.
+ * The news view: a table view (table.ts) of articles without segments, plus their bodies. Per
+ * partition:
  *
- *   doc            hash  id16 -> row JSON without body
- *   body           hash  id16 -> body text (only for articles that have one)
- *   t              zset  every article
- *   tk:<TICKER>    zset  articles tagged with the ticker
+ *   r              hash  rowKey -> row JSON without body (rowKey: the id in 16 digits)
+ *   body           hash  rowKey -> body text (only for articles that have one)
+ *   x:time         zset  every article, by publishedTime
+ *   tk:<TICKER>    zset  articles tagged with the ticker, by publishedTime
  *   tp:<TOPIC>     zset  articles with the topic
  *   se:<SENTIMENT> zset  articles with at least one ticker of that sentiment
  *
- * Every index zset has all scores 0 and members `<publishedTime:13 digits>:<id:16 digits>`, so
- * ZRANGE BYLEX walks (publishedTime, id) in order: keyset paging with an exact id tie-break and
- * no duplicate or skipped rows, whatever the number of articles sharing one millisecond.
+ * The rowKey is the id zero-padded to 16 digits, so articles published in the same millisecond
+ * are ordered by id.
  */
 
 export const NEWS_VIEW = 'news';
+
+/** Version of the layout above: a view stored under another layout is rebuilt when the projector starts. */
+export const NEWS_LAYOUT_FORMAT = 2;
 
 export interface NewsRow {
   id: number;
@@ -29,37 +33,26 @@ export interface NewsArticleEvent extends NewsRow {
   body: string | null;
 }
 
-export function newsKeys(p: PartitionKeys) {
-  return {
-    doc: p.key('doc'),
-    body: p.key('body'),
-    all: p.key('t'),
-    ticker: (t: string) => p.key('tk', t),
-    topic: (t: string) => p.key('tp', t),
-    sentiment: (s: string) => p.key('se', s),
-  };
-}
-
 export function idField(id: number): string {
   return String(id).padStart(16, '0');
 }
 
-export function indexMember(publishedTime: number, id: number): string {
-  return `${String(publishedTime).padStart(13, '0')}:${idField(id)}`;
-}
+export const NEWS_LAYOUT: TableLayout<NewsRow> = {
+  view: NEWS_VIEW,
+  segmented: false,
+  segmentOf: () => '',
+  rowKeyOf: (r) => idField(r.id),
+  encode: (r) => JSON.stringify(r),
+  decode: (stored) => JSON.parse(stored.toString()) as NewsRow,
+  sorts: [{ field: 'PUBLISHED_TIME', suffix: 'time', value: (r) => r.publishedTime }],
+  indexes: [
+    { name: 'tk', values: (r) => r.tickers.map((t) => t.ticker) },
+    { name: 'tp', values: (r) => r.topics },
+    { name: 'se', values: (r) => r.tickers.map((t) => t.sentiment) },
+  ],
+};
 
-export function parseMember(member: string): { publishedTime: number; id: number } {
-  const i = member.indexOf(':');
-  return { publishedTime: Number(member.slice(0, i)), id: Number(member.slice(i + 1)) };
-}
-
-/** Every index key an article is a member of. */
-export function indexKeysOf(k: ReturnType<typeof newsKeys>, row: NewsRow): string[] {
-  const keys = new Set<string>([k.all]);
-  for (const t of row.tickers) {
-    keys.add(k.ticker(t.ticker));
-    keys.add(k.sentiment(t.sentiment));
-  }
-  for (const t of row.topics) keys.add(k.topic(t));
-  return [...keys];
+/** The hash of article bodies of a partition. */
+export function newsBodyKey(k: TableKeys | PartitionKeys): string {
+  return (k instanceof TableKeys ? k.p : k).key('body');
 }

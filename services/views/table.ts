@@ -34,6 +34,8 @@ export interface TableIndex<Row> {
 
 export interface TableLayout<Row> {
   view: string;
+  /** Split by session: segmentOf gives a row's session date. Otherwise every segment is ''. */
+  segmented: boolean;
   /** The segment of a row: its session date, or '' when the view is not split by session. */
   segmentOf(row: Row): string;
   rowKeyOf(row: Row): string;
@@ -56,8 +58,10 @@ export class TableKeys {
   sorted(seg: string, suffix: string): string {
     return seg ? this.p.key(seg, 'x', suffix) : this.p.key('x', suffix);
   }
+  /** A filter index key; a value of '' names an index of one set (e.g. "every unusual row"). */
   index(seg: string, name: string, value: string): string {
-    return seg ? this.p.key(seg, name, value) : this.p.key(name, value);
+    const parts = value === '' ? [name] : [name, value];
+    return seg ? this.p.key(seg, ...parts) : this.p.key(...parts);
   }
 }
 

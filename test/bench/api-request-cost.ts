@@ -29,7 +29,7 @@ import { loadConfig } from '../../services/config';
 import { createRedis } from '../../services/redis/client';
 import { pointerKey } from '../../services/views/keys';
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
-import { orderFlowSessions } from '../../api/views/order-flow-reader';
+import { orderFlowSessions } from '../../api/views/order-flow';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 

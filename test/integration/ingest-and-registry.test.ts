@@ -2,7 +2,8 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 import { subjectName, topicFor } from '../../schemas/catalog';
-import { readNewsPage } from '../../api/views/news-reader';
+import { readTablePage } from '../../api/tables/engine';
+import { NEWS_LAYOUT } from '../../services/views/news';
 import { NewsFeed } from '../../ingest/sources/news-feed';
 import { newsBetween } from '../../ingest/sources/news-simulator';
 import { createLogger } from '../../services/log';
@@ -91,15 +92,15 @@ describe('file import', () => {
     await projector.start();
     await pipe.waitCaughtUp(1);
     await projector.stop();
-    const { rows } = await readNewsPage(pipe.redis, config.keyPrefix, {
+    const { rows } = await readTablePage(pipe.redis, config.keyPrefix, {
+      layout: NEWS_LAYOUT,
       version: 1,
       partitions: news.partitions,
+      segments: [''],
       window: null,
       after: null,
-      sources: (k) => [k.all],
       predicate: () => true,
-      predicateNeedsBody: false,
-      includeBody: false,
+      sort: { suffix: 'time', descending: true, value: (r) => r.publishedTime },
       size: 10,
     });
     expect(rows.map((r) => r.id).sort()).toEqual([9001, 9002, 9004]);

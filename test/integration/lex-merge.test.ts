@@ -1,4 +1,4 @@
-import { LexMerge, type LexSource } from '../../api/views/lex-merge';
+import { LexMerge, type LexSource } from '../../api/tables/lex-merge';
 import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
 import { rng } from '../support/order-flow-data';

@@ -26,7 +26,7 @@ import {
   type OrderFlowPageQuery,
   type OrderFlowQuery,
   type OrderFlowReadOptions,
-} from '../../api/views/order-flow-reader';
+} from '../../api/views/order-flow';
 import type { TimeWindow } from '../../api/request/time';
 import { ViewPointers } from '../../api/views/pointer';
 import { pointerKey } from '../../services/views/keys';

@@ -1,5 +1,6 @@
-import { newsKeys, idField, indexMember } from '../../services/views/news';
-import { PartitionKeys, pointerKey } from '../../services/views/keys';
+import { idField } from '../../services/views/news';
+import { ALL_SUFFIX, DOC_SUFFIX, indexMember, newsKeys } from '../support/news-layout';
+import { PartitionKeys, formatKey, pointerKey } from '../../services/views/keys';
 import { groupId } from '../../projections/runtime/runner';
 import { dropVersion } from '../../projections/runtime/versions';
 import pino from 'pino';
@@ -55,11 +56,11 @@ describe('produce -> project -> read', () => {
     await projector.start();
     await pipe.waitCaughtUp(1);
     const snap = await snapshotView(pipe.redis, config.keyPrefix, 'news', 1);
-    const docs = Object.entries(snap).filter(([k]) => k.endsWith(':doc'));
+    const docs = Object.entries(snap).filter(([k]) => k.endsWith(DOC_SUFFIX));
     const ids = docs.flatMap(([, h]) => Object.keys(h as object));
     expect(ids.sort()).toEqual(articles.map((a) => idField(a.id)).sort());
     // The all-articles index holds each article once, in some partition.
-    const all = indexMembers(snap, ':t');
+    const all = indexMembers(snap, ALL_SUFFIX);
     expect(all.sort()).toEqual(articles.map((a) => indexMember(a.publishedTime, a.id)).sort());
     // An article is in the ticker index of each of its tickers, in the partition holding its doc.
     const a = articles[3]; // id 4: two tickers
@@ -99,7 +100,7 @@ describe('produce -> project -> read', () => {
     await pipe.waitCaughtUp(1);
     await projector.stop();
     const snap = await snapshotView(pipe.redis, config.keyPrefix, 'news', 1);
-    const all = indexMembers(snap, ':t');
+    const all = indexMembers(snap, ALL_SUFFIX);
     expect(all).toContain(indexMember(corrected.publishedTime, a.id));
     expect(all).not.toContain(indexMember(a.publishedTime, a.id));
     const oldTicker = indexMembers(snap, `:tk:${a.tickers[0].ticker}`);
@@ -151,7 +152,7 @@ describe('transactional topics', () => {
     const snap = await snapshotView(pipe.redis, prefix, 'news', 1);
     const ids = new Set(
       Object.entries(snap)
-        .filter(([k]) => k.endsWith(':doc'))
+        .filter(([k]) => k.endsWith(DOC_SUFFIX))
         .flatMap(([, h]) => Object.keys(h as object)),
     );
     expect(added.filter((id) => !ids.has(idField(id)))).toEqual([]);
@@ -343,3 +344,27 @@ function indexMembers(snap: Record<string, unknown>, suffix: string): string[] {
     .filter(([k]) => k.endsWith(suffix))
     .flatMap(([, z]) => (z as string[]).filter((_, i) => i % 2 === 0));
 }
+
+describe('a view stored under an older layout', () => {
+  it('is rebuilt into a new version when a projector of the new layout starts, and the pointer flips to it', async () => {
+    const prefix = `${config.keyPrefix}-layout`;
+    await pipe.producer.send(pipe.newsSpec, syntheticArticles(40).map((a) => ({ ...a, id: 800_000 + a.id })) as never);
+    // Version 1 written by a projector of layout 1 (what a deployment before the change ran).
+    const old = pipe.newProjector(prefix, { ...newsProjection, format: undefined });
+    await old.start();
+    await pipe.waitCaughtUp(1, prefix);
+    await old.stop();
+    expect(await pipe.redis.get(formatKey(prefix, 'news', 1))).toBe('1');
+    const built = await snapshotView(pipe.redis, prefix, 'news', 1);
+
+    const current = pipe.newProjector(prefix, newsProjection);
+    await current.start();
+    expect(await pipe.redis.get(pointerKey(prefix, 'news'))).toBe('2');
+    expect(await pipe.redis.get(formatKey(prefix, 'news', 2))).toBe(String(newsProjection.format));
+    expect(current.version).toBe(2);
+    // The same events give the same rows in the new version; the old version is gone.
+    expect(await snapshotView(pipe.redis, prefix, 'news', 2)).toEqual({ ...built, format: String(newsProjection.format) });
+    expect(await snapshotView(pipe.redis, prefix, 'news', 1)).toEqual({});
+    await current.stop();
+  });
+});

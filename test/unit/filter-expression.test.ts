@@ -1,6 +1,6 @@
 import { compileExpression, parseOp } from '../../api/request/filter-expression';
 import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
-import type { NewsDoc } from '../../api/views/news-reader';
+import type { NewsDoc } from '../../api/fields/news';
 import { expectInvalid } from '../support/problems';
 
 const doc = (over: Partial<NewsDoc>): NewsDoc => ({

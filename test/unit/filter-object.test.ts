@@ -1,7 +1,7 @@
 import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import { FieldSet } from '../../api/request/fields';
 import { FilterParam, filterPredicate, parseFilterObject } from '../../api/request/filter-object';
-import type { NewsDoc } from '../../api/views/news-reader';
+import type { NewsDoc } from '../../api/fields/news';
 import { expectInvalid } from '../support/problems';
 
 const NEWS_FILTERS: FilterParam[] = [

@@ -12,6 +12,7 @@ interface Note {
 
 const layout: TableLayout<Note> = {
   view: 'notes',
+  segmented: true,
   segmentOf: (r) => r.sessionDate,
   rowKeyOf: (r) => r.id,
   encode: (r) => JSON.stringify(r),

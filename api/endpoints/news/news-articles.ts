@@ -1,18 +1,32 @@
-import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { partitionOf } from '../../../services/kafka/partition';
 import { NEWS_TOPICS, SENTIMENTS } from '../../../services/domain/news';
-import { NEWS_VIEW } from '../../../services/views/news';
+import { PartitionKeys } from '../../../services/views/keys';
+import { NEWS_LAYOUT, NEWS_VIEW, idField, newsBodyKey } from '../../../services/views/news';
+import { encodeSortKey } from '../../../services/views/sort-keys';
+import type { TableLayout } from '../../../services/views/table';
+import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import type { EndpointDef } from '../../request/endpoint';
-import { NEWS_FIELDS, NEWS_FILTERS } from '../../fields/news';
-import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { Predicate, and, compileExpression } from '../../request/filter-expression';
-import { decodeCursor, encodeCursor, parseSize } from '../../request/paging';
-import { parseProjection, project } from '../../request/projection';
-export { NEWS_FIELDS } from '../../fields/news';
-import { parseTimeRange } from '../../request/time';
+import { NEWS_FIELDS, NEWS_FILTERS, type NewsDoc } from '../../fields/news';
+import { filterPredicate } from '../../request/filter-object';
+import { type Predicate, and } from '../../request/filter-expression';
 import { fragments } from '../../request/validate';
-import { type NewsDoc, readNewsPage } from '../../views/news-reader';
+import { tableEndpoint, type CursorCodec } from '../../tables/table-endpoint';
+
+export { NEWS_FIELDS } from '../../fields/news';
 
 const MAX_SIZE = 100;
+
+/** The news view as the engine reads it: rows with their body, filled in only when asked for. */
+const LAYOUT: TableLayout<NewsDoc> = { ...NEWS_LAYOUT, decode: (stored, rowKey, seg) => ({ ...NEWS_LAYOUT.decode(stored, rowKey, seg), body: null }) };
+
+/** News cursors are readable, as the vendor's: [publishedTime, id]. */
+const NEWS_CURSOR: CursorCodec = {
+  encode: (_sortKey, rowKey, publishedTime) => [String(publishedTime), String(Number(rowKey))],
+  decode: ([t, id]) =>
+    /^\d{1,13}$/.test(t) && /^\d{1,16}$/.test(id) && Number.isSafeInteger(Number(id))
+      ? { sortKey: encodeSortKey(Number(t)), rowKey: idField(Number(id)) }
+      : null,
+};
 
 /** One row of the response; fields dropped by includes/excludes are absent, body is always there. */
 const NEWS_ROW_SCHEMA = {
@@ -41,48 +55,84 @@ const NEWS_ROW_SCHEMA = {
 
 const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
 
-export const newsArticles: EndpointDef = {
+export const newsArticles: EndpointDef = tableEndpoint<NewsDoc>({
   path: '/news/tool/news-articles',
   summary: 'Ticker-tagged news articles, newest first, cursor-paged.',
   description:
     'News articles ordered by publishedTime descending (article id descending on ties). Filter by tickers, topics (canonical or display form: `M&A`, `Econ #s`) and sentiments, or with a filterExpression over ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS, BODY (contains, ignoring case) and SENTIMENT (ordered by score). Page with `searchAfter` = the previous `nextSearchAfter`; its absence marks the last page.',
-  kind: 'table',
-  views: [NEWS_VIEW],
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
+  layout: LAYOUT,
+  fields: NEWS_FIELDS,
+  filters: NEWS_FILTERS,
+  maxSize: MAX_SIZE,
+  selectors: ['timeRange'],
+  defaultSort: { field: 'PUBLISHED_TIME', descending: true },
+  sortable: false,
+  rowKeyPattern: /^\d{16}$/,
+  cursor: NEWS_CURSOR,
+  rowSchema: NEWS_ROW_SCHEMA,
+  projectionNote: 'Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes.',
+  filterSchema: {
+    ...fragments.filter,
     properties: {
-      timeRange: fragments.timeRange,
-      size: fragments.size(MAX_SIZE),
-      searchAfter: fragments.searchAfter,
-      includeBody: { type: 'boolean', default: false, description: 'Populate body on every row.' },
-      includes: {
-        ...fragments.projectionList,
-        description: 'Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes.',
-      },
-      excludes: { ...fragments.projectionList, description: 'Drop these fields (same names as includes).' },
-      filter: {
-        ...fragments.filter,
-        properties: {
-          tickers: stringOrList('Ticker or tickers (alias ticker); OR-combined.'),
-          topics: stringOrList('Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined.'),
-          sentiments: stringOrList(
-            'Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments.',
-          ),
-        },
-      },
-      filterExpression: fragments.filterExpression,
+      tickers: stringOrList('Ticker or tickers (alias ticker); OR-combined.'),
+      topics: stringOrList('Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined.'),
+      sentiments: stringOrList(
+        'Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments.',
+      ),
     },
   },
-  responseSchema: {
-    type: 'object',
-    required: ['data'],
-    additionalProperties: false,
-    properties: {
-      data: { type: 'array', items: NEWS_ROW_SCHEMA },
-      nextSearchAfter: fragments.nextSearchAfter('Cursor of the next page: pass it back unchanged as searchAfter. Absent on the last page.'),
-    },
+  requestExtras: { includeBody: { type: 'boolean', default: false, description: 'Populate body on every row.' } },
+  predicate: (filter, expression) => {
+    const tickers = filter.values.get('tickers') as string[] | undefined;
+    const sentiments = filter.values.get('sentiments') as string[] | undefined;
+    const parts: Predicate<NewsDoc>[] = [];
+    if (tickers && sentiments) {
+      // Sentiment is scoped to a ticker: both filters together match an article in which one of
+      // the tickers carries one of the sentiments.
+      const T = new Set(tickers);
+      const S = new Set(sentiments);
+      parts.push((r) => r.tickers.some((t) => T.has(t.ticker) && S.has(t.sentiment)));
+      parts.push(filterPredicate(filter, ['tickers', 'sentiments']));
+    } else parts.push(filterPredicate(filter));
+    if (expression) parts.push(expression.predicate);
+    return and(parts);
   },
+  // Each convenience filter has its index; the engine reads the smallest (the predicate checks the rest).
+  families: (plan, { filter }) => {
+    const out = [];
+    for (const [key, index] of [
+      ['tickers', 'tk'],
+      ['topics', 'tp'],
+      ['sentiments', 'se'],
+    ] as const) {
+      const values = filter.values.get(key) as string[] | undefined;
+      if (values) out.push(plan.indexFamily(index, index, values));
+    }
+    return out;
+  },
+  // A predicate on BODY reads each candidate's body with it.
+  companions: ({ expression }) =>
+    expression?.fields.has('BODY') ? [{ hash: (k) => newsBodyKey(k), attach: (row, v) => (row.body = v === null ? null : v.toString('utf8')) }] : undefined,
+  decorate: async (rows, req, ctx) => {
+    if (req.body.includeBody !== true || req.expression?.fields.has('BODY')) return;
+    const pipe = ctx.redis.pipeline();
+    for (const r of rows)
+      pipe.hget(newsBodyKey(new PartitionKeys(ctx.keyPrefix, NEWS_VIEW, req.version, partitionOf(String(r.id), MARKET_PARTITIONS))), idField(r.id));
+    const res = (await pipe.exec())!;
+    rows.forEach((r, i) => {
+      const [err, body] = res[i];
+      if (err) throw err;
+      r.body = (body as string | null) ?? null;
+    });
+  },
+  toResponse: (r, req) => ({
+    id: r.id,
+    publishedTime: r.publishedTime,
+    title: r.title,
+    topics: r.topics,
+    tickers: r.tickers,
+    body: req.body.includeBody === true ? r.body : null,
+  }),
   examples: {
     latest: { summary: 'The three newest articles', request: { size: 3 } },
     filtered: {
@@ -130,53 +180,4 @@ export const newsArticles: EndpointDef = {
     },
     nextPage: { summary: 'The page after a cursor', request: { size: 2, searchAfter: ['1714572000000', '90377'] }, response: { data: [] } },
   },
-
-  async handle(body, ctx) {
-    const window = body.timeRange === undefined ? null : parseTimeRange(body.timeRange);
-    const size = parseSize(body.size, MAX_SIZE);
-    const after = decodeCursor(
-      body.searchAfter,
-      (s) => (/^\d{1,13}$/.test(s) ? Number(s) : null),
-      (s) => (/^\d{1,16}$/.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : null),
-    );
-    const drop = parseProjection(body.includes, body.excludes, NEWS_FIELDS);
-    const filter = parseFilterObject(body.filter, NEWS_FILTERS, NEWS_FIELDS);
-    const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, NEWS_FIELDS, 'A');
-
-    const tickers = filter.values.get('tickers') as string[] | undefined;
-    const topics = filter.values.get('topics') as string[] | undefined;
-    const sentiments = filter.values.get('sentiments') as string[] | undefined;
-    const parts: Predicate<NewsDoc>[] = [];
-    if (tickers && sentiments) {
-      // Sentiment is scoped to a ticker: both filters together match an article in which one of
-      // the tickers carries one of the sentiments.
-      const T = new Set(tickers);
-      const S = new Set(sentiments);
-      parts.push((r) => r.tickers.some((t) => T.has(t.ticker) && S.has(t.sentiment)));
-      parts.push(filterPredicate(filter, ['tickers', 'sentiments']));
-    } else {
-      parts.push(filterPredicate(filter));
-    }
-    if (expr) parts.push(expr.predicate);
-
-    const version = await ctx.views.version(NEWS_VIEW);
-    if (version === null) return { data: [] };
-    const { rows, more } = await readNewsPage(ctx.redis, ctx.keyPrefix, {
-      version,
-      partitions: MARKET_PARTITIONS,
-      window,
-      after: after && { publishedTime: after.sort, id: after.id },
-      // The most selective convenience filter picks the index; the predicate checks the rest.
-      sources: (k) => (tickers ? tickers.map(k.ticker) : topics ? topics.map(k.topic) : sentiments ? sentiments.map(k.sentiment) : [k.all]),
-      predicate: and(parts),
-      predicateNeedsBody: !!expr?.fields.has('BODY'),
-      includeBody: body.includeBody === true,
-      size,
-    });
-    const data = rows.map((r) =>
-      project({ id: r.id, publishedTime: r.publishedTime, title: r.title, topics: r.topics, tickers: r.tickers, body: r.body }, drop),
-    );
-    const last = rows[rows.length - 1];
-    return more ? { data, nextSearchAfter: encodeCursor(last.publishedTime, last.id) } : { data };
-  },
-};
+});

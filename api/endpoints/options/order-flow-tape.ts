@@ -1,39 +1,34 @@
-import fastJson from 'fast-json-stringify';
 import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_TYPES } from '../../../services/domain/order-flow';
 import { INDUSTRIES, SECTORS } from '../../../services/domain/enums';
 import { OPTION_EXCHANGE_CODES } from '../../../services/domain/venues';
-import { emptyStatistics, isSortKeyOf, type ComprisingTrade, type IndexedSort, type OrderFlowRow } from '../../../services/views/order-flow';
-import type { EndpointContext, EndpointExample } from '../../request/endpoint';
+import { emptyStatistics, type ComprisingTrade, type IndexedSort, type OrderFlowRow } from '../../../services/views/order-flow';
+import type { EndpointDef, EndpointExample } from '../../request/endpoint';
 import type { FieldSet } from '../../request/fields';
-import { FilterParam, ParsedFilter, filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { and, compileExpression } from '../../request/filter-expression';
+import type { FilterParam, ParsedFilter } from '../../request/filter-object';
 import { OPTION_TRADE_EXCLUSIVE } from '../../fields/option-trade';
-import { decodeCursor, encodeCursor, parseSize } from '../../request/paging';
-import { parseProjection, project } from '../../request/projection';
-import { parseSort } from '../../request/sort';
-import { parseTimeSelection, sessionsCovered } from '../../request/time-selectors';
 import { fragments, type JsonSchema } from '../../request/validate';
-import {
-  OrderFlowHints,
-  orderFlowSessions,
-  orderFlowStamp,
-  readComprisingTrades,
-  readOrderFlowPage,
-  readOrderFlowStatistics,
-} from '../../views/order-flow-reader';
+import { tableEndpoint, tableResponseSchema, compileSerializer, type TableRequest } from '../../tables/table-endpoint';
+import { combosWhenSmallest, layoutOf, orderFlowFamilies, readComprisingTrades, readOrderFlowStatistics, type OrderFlowHints } from '../../views/order-flow';
 
 /**
- * What the consolidated and unconsolidated order-flow endpoints share: the request (session
- * selectors, paging, sort, cursor, projection, the option-trade filters and filterExpression,
- * includeStatistics) and how a page is read from the view. Each endpoint module declares its
- * own fields, filters, limits and extras (osi, includeComprisingTrades) and calls `answer`.
+ * What the consolidated and unconsolidated order-flow endpoints share, declared on the table
+ * engine (api/tables/): the option-trade filters and the order-flow view's own indexes as the
+ * families a filter narrows to, includeStatistics (from the view's counters or a scan), and
+ * comprising trades. Each endpoint module declares its own fields, filters, limits and extras
+ * (osi, includeComprisingTrades) and calls `orderFlowTape`.
  */
 
 export interface TapeOptions<Row extends OrderFlowRow> {
+  path: string;
+  summary: string;
+  description: string;
   view: string;
   fields: FieldSet<Row>;
   filters: readonly FilterParam[];
+  filterSchema: JsonSchema;
   maxSize: number;
+  rowSchema: JsonSchema;
+  examples: Record<string, EndpointExample>;
   /** Consolidated rows: attach comprising trades when requested. */
   comprising?: boolean;
 }
@@ -122,85 +117,66 @@ export const RESPONSE_FIELD_ORDER = [
 export function tapeResponse(
   description: string,
   properties: Record<string, JsonSchema>,
-): { schema: JsonSchema; serialize: (result: unknown) => string; serializeRow: (row: unknown) => string } {
+): { schema: JsonSchema; row: JsonSchema; serialize: (result: unknown) => string; serializeRow: (row: unknown) => string } {
   const unordered = Object.keys(properties).filter((k) => !(RESPONSE_FIELD_ORDER as readonly string[]).includes(k));
   if (unordered.length) throw new Error(`row fields without a place in RESPONSE_FIELD_ORDER: ${unordered.join(', ')}`);
   const ordered = Object.fromEntries(RESPONSE_FIELD_ORDER.filter((k) => k in properties).map((k) => [k, properties[k]]));
   const row = { type: 'object', description, additionalProperties: false, properties: ordered };
-  const schema = responseSchema(row);
-  const compile = (x: JsonSchema) => fastJson(x as unknown as Parameters<typeof fastJson>[0]) as (value: unknown) => string;
-  return { schema, serialize: compile(schema), serializeRow: compile(row) };
+  const schema = tableResponseSchema(row, { statistics: STATISTICS_SCHEMA });
+  return { schema, row, serialize: compileSerializer(schema), serializeRow: compileSerializer(row) };
 }
 
-/** The response-cache stamp of a tape's view (EndpointDef.cacheStamp); null before the view exists. */
-export async function tapeStamp(view: string, ctx: EndpointContext): Promise<string | null> {
-  const version = await ctx.views.version(view);
-  return version === null ? null : orderFlowStamp(ctx.redis, ctx.keyPrefix, view, version);
+type TapeRequest<Row> = Omit<TableRequest<Row>, 'segments' | 'version'>;
+
+/** Whether statistics may come from the view's counters: whole sessions filtered at most by ticker. */
+function onlyTickersFilter<Row>(req: TapeRequest<Row>): boolean {
+  return !req.expression && !req.window && [...req.filter.values.keys()].every((k) => k === 'tickers');
 }
 
-export async function answer<Row extends OrderFlowRow>(
-  o: TapeOptions<Row>,
-  body: Record<string, unknown>,
-  ctx: EndpointContext,
-): Promise<Record<string, unknown>> {
-  const selector = parseTimeSelection(body, ['sessionDate', 'timeRange']);
-  const size = parseSize(body.size, o.maxSize);
-  const sort = parseSort(body.sort, o.fields, { field: 'TRADE_TIME', descending: true });
-  const kind =
-    sort.field.type === 'boolean'
-      ? 'boolean'
-      : sort.field.type === 'integer' || sort.field.type === 'number' || sort.field.type === 'time'
-        ? 'number'
-        : 'string';
-  const cursor = decodeCursor(
-    body.searchAfter,
-    (s) => (isSortKeyOf(kind, s) ? s : null),
-    (s) => (CURSOR_ROW_KEY.test(s) ? s : null),
-  );
-  const after = cursor && { sortKey: cursor.sort, rowKey: cursor.id };
-  const drop = parseProjection(body.includes, body.excludes, o.fields);
-  const filter = parseFilterObject(body.filter, o.filters, o.fields, OPTION_TRADE_EXCLUSIVE);
-  const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, o.fields, 'A');
-  const window = selector.kind === 'window' ? selector.window : null;
-  // The window is not part of the predicate: the reader tests it on every row (and plans with it).
-  const predicate = and<Row>([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
-  const wantStatistics = body.includeStatistics === true && after === null;
-
-  const version = await ctx.views.version(o.view);
-  // The sessions the view holds are read only when the selector needs them (not for a sessionDate).
-  const held =
-    version === null || selector.kind === 'session'
-      ? []
-      : await ctx.views.list(`${o.view}:${version}:sessions`, () => orderFlowSessions(ctx.redis, ctx.keyPrefix, o.view, version));
-  const sessions = sessionsCovered(selector, held);
-  if (version === null || sessions.length === 0) return wantStatistics ? { data: [], statistics: emptyStatistics() } : { data: [] };
-
-  // Whole sessions filtered at most by ticker: statistics come from the view's counters.
-  const onlyTickersFilter = !expr && !window && [...filter.values.keys()].every((k) => k === 'tickers');
-  const query = { view: o.view, version, sessions, window, predicate, hints: hintsOf(filter), onlyTickersFilter };
-  const value = (r: Row) => {
-    const v = sort.field.get(r);
-    return Array.isArray(v) ? null : (v as string | number | boolean | null);
-  };
-  const [page, statistics] = await Promise.all([
-    readOrderFlowPage(ctx.redis, ctx.keyPrefix, { ...query, sort: { field: sort.field.name, descending: sort.descending, value }, after, size }),
-    wantStatistics ? readOrderFlowStatistics(ctx.redis, ctx.keyPrefix, query) : Promise.resolve(null),
-  ]);
-
-  let comprising: Map<string, ComprisingTrade[]> | null = null;
-  if (o.comprising && body.includeComprisingTrades === true && !drop.has('comprisingTrades') && page.rows.length) {
-    comprising = await readComprisingTrades(ctx.redis, ctx.keyPrefix, version, page.rows);
-  }
-  // The rows as read (per request, not shared): the endpoint's serializer writes the response
-  // fields only (tapeResponse).
-  const data = page.rows.map((r) => {
-    if (comprising) (r as Row & { comprisingTrades?: ComprisingTrade[] }).comprisingTrades = comprising.get(r.rowKey) ?? [];
-    return project(r, drop);
+export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): EndpointDef {
+  const projectable = o.fields.fields.filter((f) => f.projectable).map((f) => f.name);
+  return tableEndpoint<Row>({
+    path: o.path,
+    summary: o.summary,
+    description: o.description,
+    examples: o.examples,
+    layout: layoutOf<Row>(o.view),
+    fields: o.fields,
+    filters: o.filters,
+    exclusive: OPTION_TRADE_EXCLUSIVE,
+    maxSize: o.maxSize,
+    selectors: ['sessionDate', 'timeRange'],
+    defaultSort: { field: 'TRADE_TIME', descending: true },
+    rowKeyPattern: CURSOR_ROW_KEY,
+    rowSchema: o.rowSchema,
+    filterSchema: o.filterSchema,
+    projectionNote: `Keep only these fields: ${projectable.join(', ')}. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes.`,
+    requestExtras: {
+      includeStatistics: {
+        type: 'boolean',
+        default: false,
+        description: 'Add `statistics` (premium, tradeCount, volume per contract type and trade side over every matching row) to the first page.',
+      },
+      ...(o.comprising
+        ? { includeComprisingTrades: { type: 'boolean', default: false, description: 'Nest the prints of each trade as comprisingTrades.' } }
+        : {}),
+    },
+    responseExtras: { statistics: STATISTICS_SCHEMA },
+    families: (plan, req) => orderFlowFamilies(plan, hintsOf(req.filter)),
+    knownSmallest: (fams, req) => combosWhenSmallest(fams, hintsOf(req.filter)),
+    empty: ({ body, firstPage }) => (body.includeStatistics === true && firstPage ? { data: [], statistics: emptyStatistics() } : { data: [] }),
+    extras: async (req, ctx) => {
+      if (req.body.includeStatistics !== true || !req.firstPage) return {};
+      const query = { view: o.view, version: req.version, sessions: req.segments, window: req.window, predicate: req.predicate, hints: hintsOf(req.filter) };
+      return { statistics: await readOrderFlowStatistics(ctx.redis, ctx.keyPrefix, { ...query, onlyTickersFilter: onlyTickersFilter(req) }) };
+    },
+    decorate: async (rows, req, ctx) => {
+      if (!o.comprising || req.body.includeComprisingTrades !== true || req.drop.has('comprisingTrades')) return;
+      const comprising = await readComprisingTrades(ctx.redis, ctx.keyPrefix, req.version, rows);
+      // The rows as read (per request, not shared): the serializer writes the response fields only.
+      for (const r of rows) (r as Row & { comprisingTrades?: ComprisingTrade[] }).comprisingTrades = comprising.get(r.rowKey) ?? [];
+    },
   });
-  const res: Record<string, unknown> = { data };
-  if (page.next) res.nextSearchAfter = encodeCursor(page.next.sortKey, page.next.rowKey);
-  if (statistics) res.statistics = statistics;
-  return res;
 }
 
 // --- schemas ---------------------------------------------------------------------------------
@@ -246,42 +222,6 @@ export function filterSchema(extra: Record<string, JsonSchema>): JsonSchema {
       isUnusual: { type: ['boolean', 'null'] },
       isOpeningPosition: { type: ['boolean', 'null'] },
       isVolumeGreaterThanOpenInterest: { type: ['boolean', 'null'] },
-      ...extra,
-    },
-  };
-}
-
-export function requestSchema(maxSize: number, filter: JsonSchema, extra: Record<string, JsonSchema>, projectable: string[]): JsonSchema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      sessionDate: {
-        type: 'string',
-        format: 'date',
-        description: 'Trading session (yyyy-MM-dd). Exclusive with timeRange. Neither: the latest session with data (the live one during market hours).',
-      },
-      timeRange: fragments.timeRange,
-      size: fragments.size(maxSize),
-      sort: {
-        type: 'object',
-        description:
-          'Order of the rows: any filterable field, ASCENDING or DESCENDING (default tradeTime DESCENDING); ties are ordered by row, so cursor walks are exact.',
-        properties: { field: { type: 'string' }, direction: { type: 'string' } },
-      },
-      searchAfter: fragments.searchAfter,
-      includes: {
-        ...fragments.projectionList,
-        description: `Keep only these fields: ${projectable.join(', ')}. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes.`,
-      },
-      excludes: { ...fragments.projectionList, description: 'Drop these fields (same names as includes).' },
-      filter,
-      filterExpression: fragments.filterExpression,
-      includeStatistics: {
-        type: 'boolean',
-        default: false,
-        description: 'Add `statistics` (premium, tradeCount, volume per contract type and trade side over every matching row) to the first page.',
-      },
       ...extra,
     },
   };
@@ -384,21 +324,6 @@ export const STATISTICS_SCHEMA = {
   additionalProperties: false,
   properties: { CALL: PER_SIDE, PUT: PER_SIDE },
 };
-
-export function responseSchema(row: JsonSchema): JsonSchema {
-  return {
-    type: 'object',
-    required: ['data'],
-    additionalProperties: false,
-    properties: {
-      data: { type: 'array', items: row },
-      nextSearchAfter: fragments.nextSearchAfter(
-        'Cursor of the next page (opaque: sort key and row key); pass it back unchanged as searchAfter. Absent on the last page.',
-      ),
-      statistics: STATISTICS_SCHEMA,
-    },
-  };
-}
 
 /** Request examples shared by both tapes (each is sent to a live API by the OpenAPI test). */
 export const COMMON_EXAMPLES: Record<string, EndpointExample> = {

@@ -1,7 +1,7 @@
 import { ORDER_FLOW_PRINTS_VIEW } from '../../../services/views/order-flow';
 import type { EndpointDef } from '../../request/endpoint';
 import { UNCONSOLIDATED_FIELDS, UNCONSOLIDATED_FILTERS } from '../../fields/option-trade';
-import { COMMON_EXAMPLES, ROW_PROPERTIES, answer, filterSchema, requestSchema, tapeStamp, tapeResponse } from './order-flow-tape';
+import { COMMON_EXAMPLES, ROW_PROPERTIES, filterSchema, orderFlowTape, tapeResponse } from './order-flow-tape';
 
 const MAX_SIZE = 1000;
 
@@ -11,23 +11,17 @@ export const UNCONSOLIDATED_RESPONSE = tapeResponse('One print (spec "Unconsolid
   osi: { type: 'string', minLength: 21, maxLength: 21 },
 });
 
-const PROJECTABLE = UNCONSOLIDATED_FIELDS.fields.filter((f) => f.projectable).map((f) => f.name);
-
-export const orderFlowUnconsolidated: EndpointDef = {
+export const orderFlowUnconsolidated: EndpointDef = orderFlowTape({
   path: '/options/tool/order-flow/unconsolidated',
   summary: 'The option tape: every print with its derived fields, cursor-paged.',
   description:
     'One row per option print, newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags and `osi` (one contract), or a filterExpression over any filterable field (greeks by member: DELTA, GAMMA, ...; moneyness by MONEY_TYPE, DEGREE, DEGREE_IN_PERCENT). `includeStatistics` adds per contract type and trade side totals on the first page. Page with `searchAfter` = the previous `nextSearchAfter`; its absence marks the last page.',
-  kind: 'table',
-  views: [ORDER_FLOW_PRINTS_VIEW],
-  requestSchema: requestSchema(
-    MAX_SIZE,
-    filterSchema({ osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000".' } }),
-    {},
-    PROJECTABLE,
-  ),
-  responseSchema: UNCONSOLIDATED_RESPONSE.schema,
-  serialize: UNCONSOLIDATED_RESPONSE.serialize,
+  view: ORDER_FLOW_PRINTS_VIEW,
+  fields: UNCONSOLIDATED_FIELDS,
+  filters: UNCONSOLIDATED_FILTERS,
+  filterSchema: filterSchema({ osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000".' } }),
+  maxSize: MAX_SIZE,
+  rowSchema: UNCONSOLIDATED_RESPONSE.row,
   examples: {
     ...COMMON_EXAMPLES,
     contract: {
@@ -35,6 +29,4 @@ export const orderFlowUnconsolidated: EndpointDef = {
       request: { size: 1000, sort: { field: 'tradeTime', direction: 'ASCENDING' }, filter: { osi: 'SPY   261218C00450000' } },
     },
   },
-  cacheStamp: (ctx) => tapeStamp(ORDER_FLOW_PRINTS_VIEW, ctx),
-  handle: (body, ctx) => answer({ view: ORDER_FLOW_PRINTS_VIEW, fields: UNCONSOLIDATED_FIELDS, filters: UNCONSOLIDATED_FILTERS, maxSize: MAX_SIZE }, body, ctx),
-};
+});

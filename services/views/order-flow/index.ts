@@ -8,3 +8,4 @@ export * from './combinations';
 export * from './row-codec';
 export * from './statistics';
 export { compareKeys, decodeNumericSortKey, encodeSortKey, indexMember, isSortKeyOf, parseIndexMember } from '../sort-keys';
+export * from './layout';

@@ -163,14 +163,3 @@ export class LexMerge {
     return out;
   }
 }
-
-/** The news walk: descending between `upper` and `lower` (kept for its callers). */
-export class DescendingLexMerge extends LexMerge {
-  /**
-   * @param upper exclusive/inclusive BYLEX bound where the walk starts ("(m", "[m" or "+")
-   * @param lower BYLEX bound where it ends ("[m", "(m" or "-")
-   */
-  constructor(redis: Redis, sources: LexSource[], upper: string, lower: string, firstChunk: number, maxChunk = 2_000) {
-    super(redis, sources, { descending: true, min: lower, max: upper, firstChunk, maxChunk });
-  }
-}

@@ -1,0 +1,33 @@
+import type { TableLayout } from '../table';
+import { PREMIUM_TIERS, comboOf } from './combinations';
+import { INDEXED_SORTS, SORT_INDEXES, type OrderFlowRow } from './keys';
+import { decodeRow, encodeRow } from './row-codec';
+
+/**
+ * The order-flow views as table views (services/views/table.ts), for the table engine: the keys
+ * the order-flow projector writes (keys.ts, eachIndexEntry, tuned for its throughput) are exactly
+ * the keys this layout names, which a unit test checks row by row.
+ */
+export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayout<R> {
+  return {
+    view,
+    segmented: true,
+    segmentOf: (r) => r.sessionDate,
+    rowKeyOf: (r) => r.rowKey,
+    encode: (r) => encodeRow(r),
+    decode: (stored, rowKey, segment) => decodeRow<R>(stored, rowKey, segment),
+    sorts: INDEXED_SORTS.map((f) => ({ field: f, suffix: SORT_INDEXES[f].suffix, value: SORT_INDEXES[f].value })),
+    indexes: [
+      { name: 'tk', values: (r) => [r.ticker] },
+      { name: 'os', values: (r) => [contractIndexValue(r.osi)] },
+      { name: 'pt', values: (r) => PREMIUM_TIERS.filter((t) => r.premium >= t).map(String) },
+      { name: 'un', values: (r) => (r.isUnusual ? [''] : []) },
+      { name: 'cx', values: (r) => [comboOf(r).join(':')] },
+    ],
+  };
+}
+
+/** A contract's value in the os index: its OSI with spaces as '_'. */
+export function contractIndexValue(osi: string): string {
+  return osi.replace(/ /g, '_');
+}
