@@ -31,6 +31,11 @@ function main(): void {
     metricsRegistry: processRegistry(),
   });
   const server = app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening'));
+  // Idle keep-alive connections stay open longer than a client or load balancer keeps them
+  // (Node's 5 s default): a server that closes first races a client reusing the socket, and a
+  // POST caught in that race fails on the client, which may not retry it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const stop = () => {
     server.close(() => {
       redis.disconnect();

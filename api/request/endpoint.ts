@@ -88,8 +88,9 @@ export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (re
       // The stamp is read before the answer is computed, so a cached answer is never older than
       // the data as it stood when a request using it began.
       const stamp = cache && def.cacheStamp ? await def.cacheStamp(ctx) : null;
-      if (cache && stamp !== null) {
-        const { bytes, hit } = await cache.get(responseKey(def.path, stamp, body), answer);
+      const key = stamp === null ? null : responseKey(def.path, stamp, body);
+      if (cache && key !== null) {
+        const { bytes, hit } = await cache.get(key, answer);
         res.setHeader(CACHE_HEADER, hit ? 'hit' : 'miss');
         sendJson(res, bytes);
       } else sendJson(res, await answer());

@@ -37,7 +37,15 @@ export class ResponseCache {
   }
 }
 
-/** The cache key of a request: its path, the stamp of the data, and its validated body. */
-export function responseKey(path: string, stamp: string, body: unknown): string {
-  return `${path}\n${stamp}\n${JSON.stringify(body)}`;
+/**
+ * The cache key of a request: its path, the stamp of the data, and its validated body; null when
+ * the body cannot be written as JSON (nested deeper than JSON.stringify's stack allows), which is
+ * then answered without the cache (and refused by the endpoint's parsers).
+ */
+export function responseKey(path: string, stamp: string, body: unknown): string | null {
+  try {
+    return `${path}\n${stamp}\n${JSON.stringify(body)}`;
+  } catch {
+    return null;
+  }
 }

@@ -63,3 +63,11 @@ describe('responseKey', () => {
     expect(new Set([k, responseKey('/b', 's1', { size: 3 }), responseKey('/a', 's2', { size: 3 }), responseKey('/a', 's1', { size: 4 })]).size).toBe(4);
   });
 });
+
+describe('responseKey of a body too deep to write', () => {
+  it('is null (the request is answered without the cache) instead of a stack overflow', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    expect(responseKey('/a', 's1', { filterExpression: { field: 'ID', operation: '=', value: deep } })).toBeNull();
+  });
+});
