@@ -19,7 +19,7 @@ export const orderFlowConsolidated: EndpointDef = {
   path: '/options/tool/order-flow/consolidated',
   summary: 'Consolidated option flow: sweeps, blocks, splits and single prints, cursor-paged.',
   description:
-    'One row per consolidated trade (README "Order-flow consolidation": SWEEP across exchanges, SPLIT on one exchange, BLOCK of 100+ contracts, SINGLE otherwise; golden sweeps are buying sweeps of $1M or more), newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags, tradeConsolidationTypes and isGoldenSweep, or a filterExpression. `includeComprisingTrades` nests each trade\'s prints; `includeStatistics` adds per contract type and trade side totals on the first page.',
+    "One row per consolidated trade (SWEEP across exchanges, SPLIT on one exchange, BLOCK of 100+ contracts, SINGLE otherwise; golden sweeps are buying sweeps of $1M or more), newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags, tradeConsolidationTypes and isGoldenSweep, or a filterExpression. `includeComprisingTrades` nests each trade's prints; `includeStatistics` adds per contract type and trade side totals on the first page.",
   kind: 'table',
   views: [ORDER_FLOW_CONSOLIDATED_VIEW],
   requestSchema: requestSchema(
