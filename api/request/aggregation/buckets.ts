@@ -12,7 +12,6 @@ import type { Period } from './period';
  * 1-minute bucket lies inside exactly one bucket of any coarser period.
  */
 
-
 /** The start of the bucket of `period` holding the instant `ms`. */
 export function bucketStart(period: Period, ms: number): number {
   if (period.unit === 'clock') return Math.floor(ms / period.ms) * period.ms;
