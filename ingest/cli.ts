@@ -23,7 +23,7 @@ const USAGE = `usage: npm run ingest -- <command> [options]
                                     reference + daily data for the last N sessions + ticks for the last K
   live     [--date D] [--speed N]   play a session as it happens (default: today's session at speed 1 when
                                     the market is open, otherwise the next session at speed 10)
-  file <path.jsonl>                 import a JSONL event file (README: event file format)
+  file <path.jsonl>                 import a JSONL event file (format: docs/ingest.md)
   news-live                         the simulated 24/7 background news feed
   status                            job counts per queue, active jobs and their progress
 

@@ -68,7 +68,7 @@ export function sessionKey(r: { seed: number; profile: string; date: LocalDate }
 
 /** Threads producing tick shards in parallel (a worker process uses at most this many). */
 // One per shard by default: a thread spends part of its time waiting for the broker, so even on
-// two cores four threads beat two (measured: 98k vs 90k events/s on the full profile).
+// two cores four threads beat two (measured on the full profile with bench:ingest).
 const SHARD_THREADS = Math.max(1, Number(process.env.MDQ_INGEST_THREADS ?? TICK_SHARDS));
 
 /**

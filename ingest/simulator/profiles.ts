@@ -2,8 +2,8 @@ import type { Instrument } from '../../services/domain/universe';
 
 /**
  * Simulator profiles. `dev` is a small market for tests and the local demo (a session in a few
- * seconds); `full` is a full-market day (about 5 million option prints). The README lists the
- * measured event counts of each.
+ * seconds); `full` is a full-market day (about 6.5 million option prints). docs/ingest.md lists
+ * the event counts of each.
  */
 export interface Profile {
   name: ProfileName;

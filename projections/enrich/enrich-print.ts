@@ -22,7 +22,7 @@ import { UuidV5 } from './row-ids';
  * here: the projectors join them with `openInterestFlags` (services/domain/order-flow.ts), because
  * open interest arrives on its own topic and may be published after the prints.
  *
- * Rules (documented in the README):
+ * Rules (documented in docs/order-flow.md):
  * - trade side: the print price against the NBBO at the print, with a 1e-6 tolerance for decimal
  *   noise: above the ask ABOVE_ASK, at the ask ASK, strictly inside MID_MARKET, at the bid BID,
  *   below the bid BELOW_BID.

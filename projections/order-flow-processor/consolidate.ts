@@ -41,7 +41,7 @@ import { UuidV5 } from '../enrich/row-ids';
  * state is bounded by (sessions x contracts traded x 3 directions), whatever the print count. A
  * trade is never closed by time: it stays joinable until its key sees a print outside its window.
  * Nothing is evicted (eviction by time would make the result depend on when state was dropped);
- * a processor's state therefore grows with the sessions it has seen (README).
+ * a processor's state therefore grows with the sessions it has seen (docs/order-flow.md).
  */
 
 /** UUID v5 namespace of consolidated trade ids (derived from the first print's id). */

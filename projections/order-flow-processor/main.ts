@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     task: (thread) => ({ ...base, thread }),
     log,
     // A larger young generation: processing allocates fast and short-lived (decoding, events,
-    // encoding), and fewer, larger scavenges cost less (measured; README).
+    // encoding), and fewer, larger scavenges cost less (measured with bench:processor).
     resourceLimits: { maxYoungGenerationSizeMb: 96 },
   });
   // Each thread has its own registry: the pool sums them.

@@ -20,7 +20,7 @@ import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
 
 /**
- * The writer shared by both order-flow views (services/views/order-flow.ts has the key layout).
+ * The writer shared by both order-flow views (services/views/order-flow/keys.ts has the key layout).
  *
  * Rows are upserted by rowKey: within a chunk only the last event of a rowKey counts, and it is
  * compared with the stored row — the old row's index entries that the new one does not have are
@@ -41,9 +41,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
  * reads and written back as one HSET per hash: the value read plus the chunk's net change. That
  * is as safe as the row diff above, which also rests on a read: the apply refuses a chunk if any
  * other apply of the partition landed since (atomic-apply.ts), so the values read are current.
- * Until 2026-11-25 each field was an HINCRBY of its own: 30 per hash, ~170 of the ~570 commands
- * and ~680 of the ~12,000 arguments of a 500-row chunk, and ioredis spends per command and per
- * argument (a Command object and promise each, then each argument's length and encoding).
+ * Why not an HINCRBY per field: that is 30 commands per hash, a large share of a chunk's
+ * commands, and ioredis spends per command and per argument.
  */
 
 export interface OrderFlowViewSpec<E extends OrderFlowCommon> {
@@ -311,7 +310,7 @@ export function orderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowVi
     view: spec.view,
     topics: [spec.rows, OPEN_INTEREST],
     // Rows projected before their contract's open interest are re-derived when it arrives: on a
-    // replay that doubled the work of up to 0.8 M of 1.4 M rows in 45 s (rows/s 19.7k vs 29.1k).
+    // replay without a lead topic that doubled the work of about half the rows.
     lead: OPEN_INTEREST,
     async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
       if (!events.length) return [];

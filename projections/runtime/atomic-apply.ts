@@ -133,10 +133,9 @@ async function withTransactionConnection<T>(redis: Redis, run: (c: Redis) => Pro
  * compare; then MULTI, the writes, the new offset, EXEC. Every apply of the partition writes that
  * hash, so EXEC runs nothing if any other apply (or a `seen` marker, recordSeenOffset) landed
  * between the compare and it; that is reported as a conflict and the chunk is computed again.
- * Until 2026-11-24 this was one Lua script given the writes as a JSON document: the same
- * semantics, but Redis spent about a quarter more CPU per row on it (decoding the document and
- * converting every argument between Lua and Redis; test/bench/apply-path-probe.ts: 18.3-22.1 µs
- * against 14.3-15.0 µs per row), and Redis's one thread is what limits a projector.
+ * Why not one Lua script given the writes as a document (the same semantics): Redis spends about
+ * a quarter more CPU per row decoding it and converting every argument between Lua and Redis
+ * (test/bench/apply-path-probe.ts), and Redis's one thread is what limits a projector.
  *
  * The connection must never carry the sequence across a reconnect (an EXEC without its WATCH
  * would apply unconditionally), so transaction connections have no offline queue and never

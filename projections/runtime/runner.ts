@@ -41,22 +41,18 @@ export const DEFAULT_PARTITIONS_CONCURRENTLY = 4;
 
 /**
  * Batches a partition's lane holds (the one being applied included) before onBatch waits. One is
- * enough for the overlap: the next fetch runs while the lanes apply. A/B on the order-flow replay
- * (45 s, alternating): 1 gave 24.7-25.1k rows/s against 22.6-23.5k for applying inside the handler;
- * 2 was slower (16.5-19.3k, the projector's CPU per row up by a third). Later counting showed
- * that spread to follow the rows re-derived for open interest that came after them (Projection.lead).
+ * enough for the overlap: the next fetch runs while the lanes apply. On the order-flow replay one
+ * was faster than applying inside the handler, and two no faster than one.
  */
 export const LANE_DEPTH = 1;
 /**
  * Messages per atomic apply when a batch holds more (a replay or a catch-up; live batches are far
  * smaller). Larger chunks cost less per row on both sides: one set of round trips and one
  * transaction per chunk, and the coalesced writes (atomic-apply.ts) make one call per index key
- * for the whole chunk, so the more rows a chunk has, the fewer calls per row. A whole 2.9 M-print
- * replay of the prints view into a Redis without persistence (2026-11-25, same hour): 200 rows
- * 18,782 rows/s, 500 22,168-22,404, 1,500 27,160, 2,000 29,474, 3,000 30,450-30,477, 6,000
- * 32,506; Redis's CPU per row 40 -> 22 µs from 200 to 3,000. The price: a chunk's EXEC blocks
- * that Redis for its duration (≈ 65 ms at 3,000 rows here), so during a catch-up a query on the
- * same Redis can wait that long. MDQ_PROJECTOR_CHUNK sets it per process.
+ * for the whole chunk, so the more rows a chunk has, the fewer calls per row (the replay rates by
+ * chunk size are in docs/benchmarks.md). The price: a chunk's EXEC blocks that Redis for its
+ * duration (tens of ms at 3,000 rows), so during a catch-up a query on the same Redis can wait
+ * that long. MDQ_PROJECTOR_CHUNK sets it per process.
  */
 export const DEFAULT_CHUNK_ROWS = 3_000;
 /** Longest the other topics wait for the lead topic (Projection.lead) before they are consumed anyway. */

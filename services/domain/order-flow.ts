@@ -1,7 +1,7 @@
 import type { Greeks } from './pricing';
 /**
  * Value sets of option order-flow rows. The spec names the trade sides and money types; the
- * others are "not shown" there and are this service's documented choices (README).
+ * others are "not shown" there and are this service's documented choices (docs/order-flow.md).
  */
 export const TRADE_SIDES = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'] as const;
 export type TradeSide = (typeof TRADE_SIDES)[number];
@@ -53,7 +53,7 @@ export function tradeTypeOf(conditions: readonly string[]): TradeType {
 }
 
 /**
- * Consolidation (README "Order-flow consolidation"): prints of one contract, one session and
+ * Consolidation (docs/order-flow.md): prints of one contract, one session and
  * one direction (buying: ASK/ABOVE_ASK, selling: BID/BELOW_BID, MID_MARKET on its own) whose
  * consecutive trade times are at most CONSOLIDATION_GAP_MS apart form one consolidated trade:
  * SWEEP when it spans two or more exchanges, SPLIT when it has several prints on one exchange,

@@ -1,7 +1,6 @@
 /**
  * Trading venues. The spec leaves the exchange value sets open ("not shown"); these are the
- * sixteen US options exchanges and the US equity venues, by short code, as documented in the
- * README. Off-exchange (FINRA TRF) equity prints are the DARK_POOL print type.
+ * US options exchanges and the US equity venues, by short code, as documented in docs/ingest.md. Off-exchange (FINRA TRF) equity prints are the DARK_POOL print type.
  */
 
 /** US options exchanges: code -> name. */

@@ -9,9 +9,8 @@ import { Command } from 'ioredis';
  * ioredis copies each command's arguments (`args.flat()`), then builds its wire form by string
  * concatenation, or, for a command with a Buffer argument (the stored rows), from a list of
  * small strings and Buffers joined at the end; the pipeline then joins every command's form
- * again. In the prints projector's CPU profile (2026-11-25) that was 14 % of the process
- * (`Command` 9.2 %, `toWritable` 4.6 %) besides the garbage it left. Here each argument is
- * written once, in place, into a buffer sized for the batch.
+ * again, a large share of the projector's CPU and garbage (docs/benchmarks.md). Here each
+ * argument is written once, in place, into a buffer sized for the batch.
  *
  * Only for clients without ioredis's `keyPrefix` option (it rewrites the key arguments, which
  * these commands no longer expose): RespBatch refuses such a client.

@@ -193,7 +193,7 @@ export function registryComponent(dataDir: string, ports: Ports, kafkaBrokers: s
  *   projectors and the processor resume from exactly: after a restart Redis loads its last
  *   snapshot and they replay from Kafka what came after it, losing and double-counting nothing.
  *   So this Redis needs no append-only file, whose per-write cost and rewrites (each a copy of the
- *   whole dataset) were the largest single cost of projecting on this machine (README, Measured).
+ *   whole dataset) were the largest single cost of projecting (docs/architecture.md).
  *   A snapshot every 15 minutes (if anything changed) bounds the replay after a crash.
  */
 const PERSISTENCE: Record<'redis' | 'views-redis', string[]> = {

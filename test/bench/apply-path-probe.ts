@@ -6,11 +6,10 @@
  * of the first N prints of a simulated `full` session (the same data as order-flow-memory.ts) in
  * chunks of 500, then applies them three times each way into an emptied Redis and prints Redis's
  * CPU (used_cpu_user + sys) and the wall time per row:
- *  - `lua`: the compare-and-apply Lua script used until 2026-11-24 (kept here, verbatim), given
+ *  - `lua`: the compare-and-apply Lua script the runtime used before (kept here, verbatim), given
  *    the writes as one JSON document;
  *  - `multi`: applyAtomically as it is now (WATCH the offsets, compare, MULTI/EXEC).
- * Measured 2026-11-24 (100,000 rows, two runs of three rounds): lua 18.3-22.1 µs of Redis CPU per
- * row, multi 14.3-15.0.
+ * The latest figures are in docs/benchmarks.md.
  */
 import { spawn } from 'child_process';
 import Redis from 'ioredis';
@@ -19,7 +18,7 @@ import { PartitionKeys } from '../../services/views/keys';
 import { orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { applyAtomically, coalesceOps, type RedisOp } from '../../projections/runtime/atomic-apply';
 
-/** The apply script until 2026-11-24. */
+/** The earlier apply script. */
 const LUA_APPLY = `
 local cur = redis.call('HGET', KEYS[1], ARGV[1])
 if not cur then cur = '-1' end
@@ -75,7 +74,7 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       for (const ch of chunks) {
         if (mode === 'lua') {
-          // The script took JSON text: binary values (stored rows, since 2026-11-25) go in as
+          // The script took JSON text: binary values (MessagePack rows) go in as
           // latin1 text, which JSON carries as UTF-8 (up to 2 bytes per byte): close enough for
           // comparing the two paths' cost.
           const ops = coalesceOps(ch.ops).map((op) => op.map((a) => (typeof a === 'string' ? a : a.toString('latin1'))));

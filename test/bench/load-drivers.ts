@@ -4,9 +4,9 @@
  * has arrived), like the Node clients they replace, and both read every byte of every answer.
  *
  * Why not Node: the load generator shares this machine's 2 cores with what it measures. The Node
- * clients (undici, plus JSON.parse of each 44 KB page; node-postgres) cost 0.26-0.31 ms of CPU per
- * request, a quarter of the API's own, and node-postgres made PostgreSQL look 2.3x slower than
- * pgbench measures it (README, Measured). wrk and pgbench cost 0.03-0.05 ms per request. Their own
+ * clients (undici, plus JSON.parse of each 44 KB page; node-postgres) cost about a quarter of the
+ * API's own CPU per request, and node-postgres made PostgreSQL look twice as slow as pgbench
+ * measures it (docs/benchmarks.md); wrk and pgbench cost a tenth of that. Their own
  * CPU is reported with each result (`clientCpuMsPerRequest`), so a reader can see what the
  * measurement itself took.
  *

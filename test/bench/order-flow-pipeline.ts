@@ -121,8 +121,8 @@ class ReplayRate {
 
 /**
  * Waits until Redis is idle: after a view is dropped or flushed Redis (with its jemalloc) spends
- * minutes of CPU handing the memory back (measured 2026-11-25: 119 % of a core for ~3 minutes
- * after a 13 GB flush), which halved the rate of a projector replay started meanwhile.
+ * minutes of CPU handing the memory back (over a core for ~3 minutes after a 13 GB flush), which
+ * halved the rate of a projector replay started meanwhile.
  */
 async function settle(redis: ReturnType<typeof createRedis>): Promise<void> {
   for (let waited = 0; ; waited++) {

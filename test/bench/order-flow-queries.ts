@@ -8,9 +8,9 @@
  *                          [--api-node-args '--max-semi-space-size=32 --trace-gc'] [--driver c | node]
  *
  * `--driver c` (the default): the load comes from wrk (the API) and pgbench (PostgreSQL), C
- * programs that cost 0.03-0.05 ms of CPU per request (load-drivers.ts). `--driver node`: the Node
- * clients of the results before 2026-11-25's sixth session (undici parsing every answer,
- * node-postgres), 0.26-0.31 ms per request. Each result records the CPU its client used per
+ * programs that cost 0.03-0.05 ms of CPU per request (load-drivers.ts). `--driver node`: Node
+ * clients (undici parsing every answer, node-postgres), 0.26-0.31 ms per request, kept to
+ * compare with. Each result records the CPU its client used per
  * request, and the API's and the views' Redis's CPU per request meanwhile.
  *
  * Expects the views already projected in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (by

@@ -11,8 +11,8 @@ import {
 import { expectedConsolidatedRows, expectedPrintRows, orderFlowFixture } from '../support/order-flow-data';
 
 /**
- * The stored form of order-flow rows and comprising trades (services/views/order-flow.ts):
- * MessagePack positional arrays since 2026-11-25, JSON text before. What must hold: every row
+ * The stored form of order-flow rows and comprising trades (services/views/order-flow/row-codec.ts):
+ * MessagePack positional arrays, JSON text in earlier versions. What must hold: every row
  * decodes to itself exactly, whatever its values; rows and comprising trades stored as JSON by
  * earlier versions decode to the same rows; each encoding is a Buffer that later encodings leave
  * intact (msgpackr hands out slices of one output buffer).
@@ -22,7 +22,7 @@ const fixture = orderFlowFixture({ sessions: ['2024-05-01'], printsPerSession: 3
 const prints = expectedPrintRows(fixture);
 const consolidated = expectedConsolidatedRows(fixture);
 const roundTrip = <R extends OrderFlowPrintRow | OrderFlowConsolidatedRow>(r: R) => decodeRow<R>(encodeRow(r), r.rowKey, r.sessionDate);
-/** The form rows had until 2026-11-25: the same positional array as JSON text. */
+/** The form rows had in earlier versions: the same positional array as JSON text. */
 const legacyJson = (stored: Buffer) => JSON.stringify(unpack(stored));
 
 describe('stored order-flow rows', () => {

@@ -215,7 +215,7 @@ export function filterSchema(extra: Record<string, JsonSchema>): JsonSchema {
       tradeSideCodes: stringOrList('ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID, or the short codes AA, A, M, B, BB (alias tradeSideCode).'),
       tradeTypes: stringOrList(`Trade type(s) (alias tradeType): ${TRADE_TYPES.join(', ')}.`),
       sentimentTypes: stringOrList(`Sentiment(s) (alias sentimentType): ${SENTIMENT_TYPES.join(', ')}.`),
-      exchanges: stringOrList('Options exchange code(s) (alias exchange), see the README.'),
+      exchanges: stringOrList(`Options exchange code(s) (alias exchange): ${OPTION_EXCHANGE_CODES.join(', ')}.`),
       premiumRange: range('Premium in dollars'),
       volumeRange: range("The contract's session volume at the trade, contracts"),
       sizeRange: range('Trade size in contracts'),

@@ -10,12 +10,11 @@ import type { OrderFlowRow } from './keys';
 // (openInterestFlags), re-derived on decode. Every value is kept exactly (a double as its 8
 // bytes, an integer as an integer).
 //
-// Until 2026-11-25 the array was JSON text. Printing ~20 doubles per row made JSON.stringify
-// the projector's largest single cost (3.4 µs against 1.4 µs packed, 3.0-3.3 µs against 1.9
-// µs to read back; 427 against 284 bytes per print row), so rows are MessagePack now. Rows
-// stored as JSON still decode (a JSON array starts with '[', 0x5b; a MessagePack array with
-// 0x90-0x9f, 0xdc or 0xdd), so a view written before needs no rebuild: the projector replaces
-// such a row when it writes it again (the stored bytes differ, the row does not).
+// Why MessagePack rather than JSON text: printing ~20 doubles per row made JSON.stringify the
+// projector's largest single cost, and the packed row is a third smaller. The same array stored
+// as JSON text (the earlier form) still decodes (a JSON array starts with '[', 0x5b; a
+// MessagePack array with 0x90-0x9f, 0xdc or 0xdd), so an older view needs no rebuild: the
+// projector replaces such a row when it writes it again (the stored bytes differ, the row does not).
 //
 //   [id, osi, ticker, contractType#, strikePrice, expirationDate, dte, premium, size, volume,
 //    stockPrice, askPrice, bidPrice, bidAskSpread, optionPrice, impliedVolatility|null,
@@ -88,7 +87,7 @@ export function encodeRow(row: OrderFlowRow): Buffer {
   return STORED_PACKR.pack(a);
 }
 
-/** A stored array: MessagePack, or JSON text (rows and comprising trades written before 2026-11-25). */
+/** A stored array: MessagePack, or JSON text (rows and comprising trades of the earlier form). */
 function unpackStored(stored: Buffer | string): unknown[] {
   const json = typeof stored === 'string' || stored[0] === JSON_ARRAY_START;
   return (json ? JSON.parse(stored.toString()) : STORED_PACKR.unpack(stored)) as unknown[];
