@@ -1,4 +1,5 @@
 import express, { NextFunction, Request, Response } from 'express';
+import type { Server } from 'http';
 import type Redis from 'ioredis';
 import { Registry } from 'prom-client';
 import type { ApiKeyStore } from '../services/auth/api-keys';
@@ -23,6 +24,18 @@ import { VIEW_POINTER_TTL_MS, ViewPointers } from './views/pointer';
 import { DEFAULT_RESPONSE_CACHE_MB, ResponseCache } from './views/response-cache';
 
 export { BODY_LIMIT } from './request/errors';
+
+/**
+ * Settings of the HTTP server an app listens on. Idle keep-alive connections stay open longer
+ * than a client or load balancer keeps them (Node's default is 5 s): a server that closes first
+ * races a client reusing the socket, and a POST caught in that race fails on the client, which
+ * may not retry it.
+ */
+export function configureServer(server: Server): Server {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
+}
 
 export interface AppDeps {
   /** API keys and quota counters (REDIS_URL). */

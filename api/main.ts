@@ -5,7 +5,7 @@ import { createLogger } from '../services/log';
 import { processRegistry } from '../services/metrics/registry';
 import { createRedis } from '../services/redis/client';
 import { defaultDataDir } from '../services/stack/paths';
-import { createApp } from './app';
+import { configureServer, createApp } from './app';
 import { loadApiSettings } from './settings';
 
 /** `npm run api`: one stateless API process; run as many as needed behind a load balancer. */
@@ -30,12 +30,7 @@ function main(): void {
     responseCacheBytes: settings.responseCacheBytes,
     metricsRegistry: processRegistry(),
   });
-  const server = app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening'));
-  // Idle keep-alive connections stay open longer than a client or load balancer keeps them
-  // (Node's 5 s default): a server that closes first races a client reusing the socket, and a
-  // POST caught in that race fails on the client, which may not retry it.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const server = configureServer(app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening')));
   const stop = () => {
     server.close(() => {
       redis.disconnect();

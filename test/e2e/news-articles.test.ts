@@ -1,8 +1,11 @@
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
 import { testConfig } from '../support/env';
+import { walkApi } from '../support/cursor-walk';
 import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline, syntheticArticles } from '../support/pipeline';
 import { expectProblem } from '../support/problem';
+import { describeTableConformance } from '../support/table-conformance';
+import { NEWS_FIELDS } from '../../api/fields/news';
 
 /**
  * POST /v1/news/tool/news-articles over HTTP, against views projected from real Kafka events.
@@ -41,23 +44,7 @@ const row = (a: NewsArticle, withBody = false) => ({
   body: withBody ? a.body : null,
 });
 
-async function walk(body: Record<string, unknown>): Promise<{ rows: any[]; pages: number }> {
-  const rows: any[] = [];
-  let searchAfter: unknown = null;
-  let pages = 0;
-  for (;;) {
-    const res = await api.post(PATH, { ...body, searchAfter });
-    expect(res.status).toBe(200);
-    pages++;
-    rows.push(...res.json.data);
-    if (!('nextSearchAfter' in res.json) || res.json.nextSearchAfter === null) break;
-    expect(res.json.nextSearchAfter).toHaveLength(2);
-    expect(res.json.nextSearchAfter.every((s: unknown) => typeof s === 'string')).toBe(true);
-    searchAfter = res.json.nextSearchAfter;
-    if (pages > 1000) throw new Error('cursor walk does not end');
-  }
-  return { rows, pages };
-}
+const walk = (body: Record<string, unknown>) => walkApi(api, PATH, body);
 
 describe('paging', () => {
   it('defaults to 50 rows, newest first with the id as tie-break', async () => {
@@ -333,3 +320,25 @@ describe('authentication and HTTP errors', () => {
     expect(gen.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+/** The answer to a body by brute force: every article, newest first, projected (body stays, null). */
+function newsOracle(body: Record<string, unknown>): Record<string, unknown>[] {
+  const KEYS: Record<string, string> = { ID: 'id', PUBLISHED_TIME: 'publishedTime', TITLE: 'title', TICKER: 'tickers', TOPICS: 'topics' };
+  const includes = (body.includes as string[] | undefined)?.map((n) => KEYS[n]);
+  const excludes = (body.excludes as string[] | undefined)?.map((n) => KEYS[n]) ?? [];
+  return [...articles].sort(byNewest).map((a) => {
+    const r: Record<string, unknown> = row(a);
+    for (const k of Object.values(KEYS)) if ((includes && !includes.includes(k)) || excludes.includes(k)) delete r[k];
+    return r;
+  });
+}
+
+describeTableConformance('news-articles', () => ({
+  path: PATH,
+  api: () => api,
+  fields: NEWS_FIELDS,
+  maxSize: 100,
+  base: {},
+  oracle: newsOracle,
+  sortable: false,
+}));

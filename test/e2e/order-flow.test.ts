@@ -15,6 +15,9 @@ import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createRedis } from '../../services/redis/client';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import { testConfig, waitFor } from '../support/env';
+import { walkApi } from '../support/cursor-walk';
+import { describeTableConformance } from '../support/table-conformance';
+import { CONSOLIDATED_FIELDS, UNCONSOLIDATED_FIELDS } from '../../api/fields/option-trade';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
 import { OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
@@ -172,22 +175,7 @@ const tapes = [
 
 const ofSession = (rs: OracleRow[], d: string) => rs.filter((r) => r.sessionDate === d);
 
-async function walk(path: string, body: Record<string, unknown>): Promise<{ rows: any[]; pages: number }> {
-  const out: any[] = [];
-  let searchAfter: unknown = null;
-  let pages = 0;
-  for (;;) {
-    const res = await api.post(path, { ...body, searchAfter });
-    if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.json)} for ${JSON.stringify(body)}`);
-    pages++;
-    out.push(...(res.json as any).data);
-    const next = (res.json as any).nextSearchAfter;
-    if (next === undefined || next === null) break;
-    searchAfter = next;
-    if (pages > 5000) throw new Error('cursor walk does not end');
-  }
-  return { rows: out, pages };
-}
+const walk = (path: string, body: Record<string, unknown>) => walkApi(api, path, body);
 
 it('the data set has both sessions, every consolidation type and both open-interest outcomes', () => {
   expect(ofSession(rows.prints, D1).length).toBeGreaterThan(1000);
@@ -384,3 +372,16 @@ describe('response cache', () => {
     }
   });
 });
+
+for (const tape of tapes) {
+  describeTableConformance(tape.name, () => ({
+    path: tape.path,
+    api: () => api,
+    fields: tape.name === 'consolidated' ? CONSOLIDATED_FIELDS : UNCONSOLIDATED_FIELDS,
+    maxSize: tape.max,
+    base: { sessionDate: D1 },
+    sortBase: { sessionDate: D1, filter: { tickers: ['GME', 'JPM', 'XOM'] } },
+    oracle: (body) => evaluate(ofSession(tape.rows(), D1), body).map((r) => projectRow(r, body, tape.keys)),
+    sortable: true,
+  }));
+}

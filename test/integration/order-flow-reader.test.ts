@@ -30,6 +30,7 @@ import {
 import type { TimeWindow } from '../../api/request/time';
 import { ViewPointers } from '../../api/views/pointer';
 import { pointerKey } from '../../services/views/keys';
+import { walkPages } from '../support/cursor-walk';
 import { testConfig } from '../support/env';
 import {
   CONSOLIDATED_SPEC,
@@ -142,18 +143,14 @@ function query(view: string, c: Case, field: Sortable, descending: boolean, size
 
 /** Walks every page; checks page sizes and that only the last page lacks a cursor. */
 async function walk(q: OrderFlowPageQuery<OrderFlowRow>, opts: OrderFlowReadOptions = {}): Promise<{ rows: OrderFlowRow[]; plans: Set<string> }> {
-  const rows: OrderFlowRow[] = [];
   const plans = new Set<string>();
-  let after: { sortKey: string; rowKey: string } | null = null;
-  for (let page = 0; ; page++) {
-    const res: OrderFlowPage<OrderFlowRow> = await readOrderFlowPage(redis, prefix, { ...q, after }, { ...opts, onPlan: (p) => plans.add(p) });
-    expect(res.rows.length).toBeLessThanOrEqual(q.size);
-    rows.push(...res.rows);
-    if (!res.next) break;
-    expect(res.rows.length).toBe(q.size);
-    after = res.next;
-    if (page > 5_000) throw new Error('walk does not end');
-  }
+  const { rows } = await walkPages<OrderFlowRow, { sortKey: string; rowKey: string }>(
+    async (after) => {
+      const res: OrderFlowPage<OrderFlowRow> = await readOrderFlowPage(redis, prefix, { ...q, after }, { ...opts, onPlan: (p) => plans.add(p) });
+      return { rows: res.rows, next: res.next };
+    },
+    { size: q.size },
+  );
   return { rows, plans };
 }
 

@@ -1,6 +1,6 @@
 import type { Server } from 'http';
 import type { AddressInfo } from 'net';
-import { AppDeps, createApp } from '../../api/app';
+import { AppDeps, configureServer, createApp } from '../../api/app';
 import type { QuotaSettings } from '../../api/request/quota';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import type { Config } from '../../services/config';
@@ -52,7 +52,7 @@ export async function startApi(config: Config, opts: StartApiOptions = {}): Prom
     viewCacheTtlMs: opts.viewCacheTtlMs,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = configureServer(app.listen(0, '127.0.0.1', () => resolve(s)));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
