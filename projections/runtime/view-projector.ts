@@ -91,15 +91,19 @@ export class ViewProjector {
   }
 
   private async followPointer(): Promise<void> {
-    if (this.switching || !this.runner) return;
+    const current = this.runner;
+    if (this.switching || !current) return;
     const served = Number(await this.d.redis.get(pointerKey(this.d.keyPrefix, this.d.projection.view)).catch(() => null));
-    if (!served || served <= this.runner.version) return;
+    // stop() or a rebuild may have run while the pointer was read: then this runner is no longer ours to replace.
+    if (!served || served <= current.version || this.runner !== current || this.switching) return;
     this.switching = true;
     try {
-      this.d.log.info({ from: this.runner.version, to: served }, 'view rebuilt elsewhere; following the new version');
-      await this.runner.stop();
-      this.runner = this.newRunner(served);
-      await this.runner.start();
+      this.d.log.info({ from: current.version, to: served }, 'view rebuilt elsewhere; following the new version');
+      await current.stop();
+      const next = this.newRunner(served);
+      this.runner = next;
+      await next.start();
+      if (this.runner !== next) await next.stop(); // stopped while starting
     } finally {
       this.switching = false;
     }
