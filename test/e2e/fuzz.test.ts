@@ -58,7 +58,7 @@ async function memory(): Promise<{ heapMiB: number; rssMiB: number }> {
   return { heapMiB: value('nodejs_heap_size_used_bytes') / 2 ** 20, rssMiB: value('process_resident_memory_bytes') / 2 ** 20 };
 }
 
-const PROBLEM_FIELDS = ['type', 'title', 'status', 'detail', 'category', 'code', 'instance'];
+const PROBLEM_FIELDS = ['type', 'title', 'status', 'detail', 'category', 'code', 'instance', 'requestId'];
 
 it(`${RUNS.toLocaleString('en')} hostile bodies across every mounted endpoint: never a 5xx, always a problem or a documented result; the process lives with bounded memory`, async () => {
   const ajv = new Ajv2020({ strict: false });
