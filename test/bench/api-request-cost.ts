@@ -22,6 +22,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
 import { processCpuSeconds } from '../support/cpu';
+import { configEnv } from '../support/pipeline';
 import path from 'path';
 import { Pool } from 'undici';
 import { ApiKeyStore } from '../../services/auth/api-keys';
@@ -85,7 +86,9 @@ async function main(): Promise<void> {
     const proc = spawn(process.execPath, nodeArgv('api/main.ts', [], extra, root), {
       // The response cache off unless asked for: the cost of computing an answer is what is measured.
       env: {
+        // The resolved connection: a B checkout's own data folder has no connection file of this stack.
         ...process.env,
+        ...configEnv(config),
         PORT: String(port),
         API_KEY_SECRET: SECRET,
         MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
