@@ -68,7 +68,8 @@ export function createQuota(o: { redis: Redis; keyPrefix: string; settings: Quot
     // IPv6 clients are grouped by /56 (ipKeyGenerator), so one host cannot rotate addresses.
     const partition = user ?? ipKeyGenerator(req.ip ?? 'unknown');
     const rule = user ? userRule : addressRule;
-    const d = await window.take(`${keyPrefix}:quota:${user ? 'user' : 'addr'}:${partition}`, rule);
+    // Keys of their own (sorted sets): the fixed window's counters (strings) may still be in Redis.
+    const d = await window.take(`${keyPrefix}:quota:sliding:${user ? 'user' : 'addr'}:${partition}`, rule);
     const headers = rateLimitHeaders({
       policy: user ? 'per-user' : 'per-address',
       partition,

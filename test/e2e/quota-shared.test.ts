@@ -65,6 +65,6 @@ it('two API processes on one Redis share one 240-per-60-s budget per user, exact
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await over.json()).toMatchObject({ status: 429, code: 'QuotaExceeded', type: '/docs/problems/rate-limit-exceeded', limit: 240, windowSeconds: 60 });
   }
-  expect(await redis.zcard(`${config.keyPrefix}:quota:user:shared-user`)).toBe(240);
+  expect(await redis.zcard(`${config.keyPrefix}:quota:sliding:user:shared-user`)).toBe(240);
   expect(a.alive() && b.alive()).toBe(true);
 });

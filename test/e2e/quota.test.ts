@@ -91,7 +91,7 @@ it('240 in a sliding window pass, the 241st is refused, and the first request af
   expect(over.json.detail).toBe(`Rate limit of 240 requests per 4 seconds exceeded. Retry in ${retryAfter} seconds.`);
   expect(over.json).not.toHaveProperty('burstLimit');
   // Refusals are not recorded: the window holds the 240 admitted requests.
-  expect(await redis.zcard(`${config.keyPrefix}:quota:user:sliding-240`)).toBe(240);
+  expect(await redis.zcard(`${config.keyPrefix}:quota:sliding:user:sliding-240`)).toBe(240);
   await sleep(retryAfter * 1000 + 50);
   const again = await a.post(PATH, { size: 1 });
   expect(again.status).toBe(200);
