@@ -38,7 +38,7 @@ beforeAll(async () => {
     keys.disconnect();
   }
   // The quota is not under test here: 10,000 requests would be a 42-minute run at 240 a minute.
-  api = await spawnApi(config, { MDQ_RATE_LIMIT_PER_MINUTE: '1000000', MDQ_ANON_RATE_LIMIT_PER_MINUTE: '1000000' });
+  api = await spawnApi(config, { MDQ_RATE_LIMIT_PER_MINUTE: '1000000', MDQ_ANON_RATE_LIMIT_PER_MINUTE: '1000000', MDQ_BURST_LIMIT_PER_SECOND: '0' });
 });
 
 afterAll(async () => {
