@@ -53,8 +53,9 @@ export function requestPath(req: Request): string {
 
 /**
  * The last error handler: every failure becomes an application/problem+json response whose
- * `instance` is the request path (the vendor's choice) and whose `requestId` is the request id. Unexpected failures are logged with their stack (never the request
- * body) and answered with a bare 500: no message, no stack, nothing internal.
+ * `instance` is the request path (the vendor's choice) and whose `requestId` is the request id.
+ * Unexpected failures are logged with their stack (never the request body) and answered with a
+ * bare 500: no message, no stack, nothing internal.
  */
 export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onProblem: (p: Problem, req: Request) => void }) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
