@@ -92,7 +92,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const label = routeLabeler([...OPS_PATHS, OPENAPI_PATH, '/docs', '/docs/init.js', '/docs/problems', ...endpoints.map((e) => `${V1}${e.path}`)]);
   const metrics = new HttpMetrics(deps.metricsRegistry ?? new Registry(), label);
-  const quota = createQuota({ redis, keyPrefix, settings: quotaSettings, log });
+  const quota = createQuota({ redis, keyPrefix, settings: quotaSettings });
   const openapi = JSON.stringify(buildOpenApi({ endpoints, quota: quotaSettings, version }));
 
   app.use(requestLogger(log, label));

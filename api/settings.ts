@@ -29,7 +29,16 @@ export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettin
     quota: {
       perUser: positiveIntVar('MDQ_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perUser, env),
       perAddress: positiveIntVar('MDQ_ANON_RATE_LIMIT_PER_MINUTE', DEFAULT_QUOTA.perAddress, env),
-      windowMs: DEFAULT_QUOTA.windowMs,
+      // Shorter windows only for tests that spawn API processes and wait for requests to age out.
+      windowMs: positiveIntVar('MDQ_RATE_LIMIT_WINDOW_MS', DEFAULT_QUOTA.windowMs, env),
+      burstPerUser: numberVar(
+        'MDQ_BURST_LIMIT_PER_SECOND',
+        DEFAULT_QUOTA.burstPerUser,
+        'an integer, 0 (off) or more',
+        (v) => Number.isSafeInteger(v) && v >= 0,
+        env,
+      ),
+      burstWindowMs: DEFAULT_QUOTA.burstWindowMs,
     },
     trustProxy: trustProxy(env.TRUST_PROXY),
     redisAutoPipeline: env.MDQ_REDIS_AUTOPIPELINE !== '0' && env.MDQ_REDIS_AUTOPIPELINE !== 'false',

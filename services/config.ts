@@ -1,6 +1,10 @@
+import { connectionFilePath, withConnectionFile } from './stack/connection-file';
+import { defaultDataDir } from './stack/paths';
+
 /**
- * Process configuration, from the environment only. The connection variables are the ones
- * DESIGN.md names; the launcher fills them in when it provisions the local stack.
+ * Process configuration, from the environment. The connection variables are the ones DESIGN.md
+ * names; the launcher fills them in for its children and leaves them in the data folder for the
+ * commands run beside it (services/stack/connection-file.ts).
  */
 export interface Config {
   kafkaBrokers: string[];
@@ -21,23 +25,31 @@ export interface Config {
   logLevel: string;
 }
 
-function required(name: string, env: NodeJS.ProcessEnv): string {
+function required(name: string, env: NodeJS.ProcessEnv, dataDir: string): string {
   const v = env[name];
-  if (!v) throw new Error(`${name} is not set (run through \`npm start\`, or set it to an existing service)`);
+  if (!v)
+    throw new Error(
+      `${name} is not set and no running stack was found (${connectionFilePath(dataDir)}): start one with \`npm start\` (or \`npm run stack -- up\`), or set ${name} to an existing service`,
+    );
   return v;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * The configuration from the environment; when no connection variable is set, from the
+ * connection file that `npm start` left in the data folder (MDQ_DATA_DIR, else .data/).
+ */
+export function loadConfig(given: NodeJS.ProcessEnv = process.env, dataDir: string = given.MDQ_DATA_DIR || defaultDataDir()): Config {
+  const env = withConnectionFile(given, dataDir);
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a TCP port, got ${env.PORT}`);
   return {
-    kafkaBrokers: required('KAFKA_BROKERS', env)
+    kafkaBrokers: required('KAFKA_BROKERS', env, dataDir)
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),
-    schemaRegistryUrl: required('SCHEMA_REGISTRY_URL', env).replace(/\/+$/, ''),
-    redisUrl: required('REDIS_URL', env),
-    viewsRedisUrl: env.VIEWS_REDIS_URL || required('REDIS_URL', env),
+    schemaRegistryUrl: required('SCHEMA_REGISTRY_URL', env, dataDir).replace(/\/+$/, ''),
+    redisUrl: required('REDIS_URL', env, dataDir),
+    viewsRedisUrl: env.VIEWS_REDIS_URL || required('REDIS_URL', env, dataDir),
     port,
     topicPrefix: env.MDQ_TOPIC_PREFIX ?? '',
     keyPrefix: env.MDQ_KEY_PREFIX ?? 'mdq',

@@ -2,7 +2,7 @@ import type { EndpointDef } from '../request/endpoint';
 import { DOC_ASSETS } from './assets';
 import { V1 } from '../request/endpoint';
 import { BODY_LIMIT } from '../request/errors';
-import { PROBLEM_TYPES, ProblemCode, problemSlug, problemTypeUri } from '../request/problem-types';
+import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTitle, problemTypeUri } from '../request/problem-types';
 import type { QuotaSettings } from '../request/quota';
 import type { JsonSchema } from '../request/validate';
 
@@ -47,22 +47,33 @@ function problemExample(code: ProblemCode): Record<string, unknown> {
     MethodNotAllowed: '/v1/news/tool/news-articles accepts POST only',
     PayloadTooLarge: `The request body exceeds the ${BODY_LIMIT.replace('kb', ' KiB')} limit`,
     UnsupportedMediaType: 'Content-Type text/plain is not accepted; send the body as application/json',
-    QuotaExceeded: 'The quota of 240 requests per 60 s for user u_123 is used up; retry after 17 s',
+    QuotaExceeded: 'Rate limit of 240 requests per 60 seconds exceeded. Retry in 17 seconds.',
     InternalError: 'The request failed unexpectedly; it has been logged under this request id. Retry later.',
     ServiceUnavailable: 'The data store is briefly unreachable; retry shortly',
     NotReady: 'Not ready: view news not built yet (no served version; is the projector running?)',
   };
   return {
     type: problemTypeUri(code),
-    title: t.title,
+    title: problemTitle(code),
     status: t.status,
     detail: detail[code] ?? t.description.split('. ')[0],
     category: t.category,
     code,
-    instance: '3f1c2a9e-5b7d-4c1e-9a2f-0d6b8e4c7a15',
+    instance: code === 'NotFound' ? '/v1/news/tool/nope' : '/v1/news/tool/news-articles',
+    requestId: '3f1c2a9e-5b7d-4c1e-9a2f-0d6b8e4c7a15',
     ...(code === 'ValidationFailure' ? { errors: [{ field: 'size', message: 'must be an integer from 1 to 100, got 0' }] } : {}),
+    ...(code === 'QuotaExceeded' ? { limit: 240, windowSeconds: 60, retryAfterSeconds: 17 } : {}),
   };
 }
+
+/** The quota headers of every counted response (api/request/rate-limit-headers.ts). */
+const QUOTA_HEADERS = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+  RateLimit: ref('headers', 'RateLimit'),
+  'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
+};
 
 function problemResponse(code: ProblemCode): Record<string, unknown> {
   const t = PROBLEM_TYPES[code];
@@ -70,9 +81,10 @@ function problemResponse(code: ProblemCode): Record<string, unknown> {
   if (code === 'Unauthorized') headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
   if (code === 'MethodNotAllowed') headers.Allow = ref('headers', 'Allow');
   if (code === 'QuotaExceeded' || code === 'ServiceUnavailable' || code === 'NotReady') headers['Retry-After'] = ref('headers', 'Retry-After');
-  if (code === 'QuotaExceeded') Object.assign(headers, { RateLimit: ref('headers', 'RateLimit'), 'RateLimit-Policy': ref('headers', 'RateLimit-Policy') });
+  // Counted responses carry the quota headers whatever their status; a store outage and the probe are not counted.
+  if (code !== 'ServiceUnavailable' && code !== 'NotReady') Object.assign(headers, QUOTA_HEADERS);
   return {
-    description: `${t.title} (${problemTypeUri(code)}). ${t.description}`,
+    description: `${problemTitle(code)} (${problemTypeUri(code)}, code ${code}). ${t.description}`,
     headers,
     content: { 'application/problem+json': { schema: ref('schemas', 'Problem'), example: problemExample(code) } },
   };
@@ -98,7 +110,7 @@ function problemResponses(codes: readonly ProblemCode[]): Record<string, unknown
       content: {
         'application/problem+json': {
           schema: ref('schemas', 'Problem'),
-          examples: Object.fromEntries(group.map((c) => [c, { summary: PROBLEM_TYPES[c].title, value: problemExample(c) }])),
+          examples: Object.fromEntries(group.map((c) => [c, { summary: `${problemTitle(c)}: ${c}`, value: problemExample(c) }])),
         },
       },
     };
@@ -108,33 +120,44 @@ function problemResponses(codes: readonly ProblemCode[]): Record<string, unknown
 
 function describeApi(quota: QuotaSettings): string {
   const rows = (Object.keys(PROBLEM_TYPES) as ProblemCode[])
-    .map((c) => `| [\`${problemTypeUri(c)}\`](${problemTypeUri(c)}) | ${PROBLEM_TYPES[c].status} | ${PROBLEM_TYPES[c].category} | ${PROBLEM_TYPES[c].title} |`)
+    .map((c) => `| [\`${problemTypeUri(c)}\`](${problemTypeUri(c)}) | ${PROBLEM_TYPES[c].status} | ${problemTitle(c)} | ${c} |`)
     .join('\n');
   return `Read-only queries over US options, equities and news data. Every data endpoint is a \`POST\` under \`/v1/\` with a JSON body (no query strings, no path parameters).
 
 **Authentication.** Send \`Authorization: Bearer <API key>\`. A key is 35 characters: \`mdq_\` and 31 base62 characters, scoped to a workspace and shown once at creation. Click **Authorize**, paste your key, then **Try it out** on any endpoint.
 
-**Quota.** ${quota.perUser} requests per ${quota.windowMs / 1000} s per user, across every endpoint and every API process; requests without a valid key are limited to ${quota.perAddress} per ${quota.windowMs / 1000} s per client address. The window is fixed and starts at the first counted request. Every counted response carries \`RateLimit\` and \`RateLimit-Policy\` (IETF draft-ietf-httpapi-ratelimit-headers-08): \`RateLimit: "per-user"; r=<remaining>; t=<seconds to reset>\`, \`RateLimit-Policy: "per-user"; q=${quota.perUser}; w=${quota.windowMs / 1000}\`. Past the quota: \`429\` with \`Retry-After\`.
+**Quota.** ${quota.perUser} requests in any sliding ${quota.windowMs / 1000} s per user${quota.burstPerUser > 0 ? `, and at most ${quota.burstPerUser} in any ${quota.burstWindowMs / 1000} s` : ''}, across every endpoint and every API process; requests without a valid key are limited to ${quota.perAddress} per ${quota.windowMs / 1000} s per client address. Every counted response, allowed or refused, carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` (requests left after this one) and \`X-RateLimit-Reset\` (seconds until the window is completely refilled), and beside them the IETF \`RateLimit\` and \`RateLimit-Policy\` fields (draft-ietf-httpapi-ratelimit-headers-08). Past a limit: \`429\` with \`Retry-After\` and the members \`limit\`, \`windowSeconds\`, \`retryAfterSeconds\` (plus \`burstLimit\`, \`burstWindowSeconds\` when the burst rule refused it).
 
-**Errors.** Every error is \`application/problem+json\` (RFC 9457) with \`type\`, \`title\`, \`status\`, \`detail\` (naming the field or value at fault), \`category\`, \`code\` and \`instance\` (the request id, also in the \`X-Request-Id\` header; send your own \`X-Request-Id\` to correlate). Request bodies are limited to ${BODY_LIMIT.replace('kb', ' KiB')}.
+**Errors.** Every error is \`application/problem+json\` (RFC 9457) with \`type\` (\`/docs/problems/<category>\`: branch on it), \`title\` (fixed per category), \`status\`, \`detail\` (naming the field or value at fault), \`instance\` (the request path), and the members \`category\` (the last segment of \`type\`), \`code\` (the error's name within the category) and \`requestId\` (also the \`X-Request-Id\` header; send your own \`X-Request-Id\` to correlate). Request bodies are limited to ${BODY_LIMIT.replace('kb', ' KiB')}.
 
-| type | status | category | title |
+| type | status | title | code |
 |---|---|---|---|
 ${rows}`;
 }
 
 const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
-  description: 'RFC 9457 problem details, with the category and code of this service.',
-  required: ['type', 'title', 'status', 'detail', 'category', 'code'],
+  description: 'RFC 9457 problem details: `type` is the category (branch on it), `code` the error within it.',
+  required: ['type', 'title', 'status', 'detail', 'instance', 'category', 'code'],
   properties: {
-    type: { type: 'string', format: 'uri-reference', description: 'Documentation of the problem type, relative to the service.' },
-    title: { type: 'string' },
+    type: {
+      type: 'string',
+      format: 'uri-reference',
+      enum: Object.keys(PROBLEM_CATEGORIES).map((c) => `/docs/problems/${c}`),
+      description: 'The category, as a reference to its documentation relative to the service.',
+    },
+    title: { type: 'string', enum: Object.values(PROBLEM_CATEGORIES).map((c) => c.title), description: 'Fixed per category.' },
     status: { type: 'integer', minimum: 400, maximum: 599 },
     detail: { type: 'string', description: 'What went wrong, naming the field or value at fault.' },
-    category: { type: 'string', enum: ['validation', 'data-unavailable', 'auth', 'quota', 'not-found', 'internal', 'unavailable'] },
-    code: { type: 'string', enum: Object.keys(PROBLEM_TYPES) },
-    instance: { type: 'string', description: 'The request id (X-Request-Id).' },
+    category: { type: 'string', enum: Object.keys(PROBLEM_CATEGORIES), description: 'The last path segment of `type`.' },
+    code: { type: 'string', enum: Object.keys(PROBLEM_TYPES), description: "The error's name: the spec's where it has one." },
+    instance: { type: 'string', description: 'The path of the failing request.' },
+    requestId: { type: 'string', description: 'The request id, also in the X-Request-Id header.' },
+    limit: { type: 'integer', description: 'Rate limit problems: requests per window.' },
+    windowSeconds: { type: 'number', description: 'Rate limit problems: the window.' },
+    retryAfterSeconds: { type: 'integer', minimum: 1, description: 'Rate limit problems: as Retry-After.' },
+    burstLimit: { type: 'integer', description: 'Burst refusals: requests per burst window.' },
+    burstWindowSeconds: { type: 'number', description: 'Burst refusals: the burst window.' },
     errors: {
       type: 'array',
       description: 'Validation problems: every fault found.',
@@ -206,11 +229,7 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
         responses: {
           '200': {
             description: 'The result.',
-            headers: {
-              'X-Request-Id': ref('headers', 'X-Request-Id'),
-              RateLimit: ref('headers', 'RateLimit'),
-              'RateLimit-Policy': ref('headers', 'RateLimit-Policy'),
-            },
+            headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), ...QUOTA_HEADERS },
             content: {
               'application/json': {
                 schema: ref('schemas', `${name}Response`),
@@ -287,11 +306,9 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     get: {
       ...open,
       operationId: 'problemType',
-      summary: 'Documentation of one problem type (the target of a problem `type` URI)',
+      summary: 'Documentation of one problem category (the target of a problem `type` URI)',
       tags: ['reference'],
-      parameters: [
-        { name: 'type', in: 'path', required: true, schema: { type: 'string', enum: (Object.keys(PROBLEM_TYPES) as ProblemCode[]).map(problemSlug) } },
-      ],
+      parameters: [{ name: 'type', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(PROBLEM_CATEGORIES) } }],
       responses: { '200': html('The problem type.'), ...problemResponses(['NotFound', 'QuotaExceeded', 'ServiceUnavailable']) },
     },
   };
@@ -367,12 +384,23 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
           name: 'X-Request-Id',
           in: 'header',
           required: false,
-          description: 'Your id for this request, echoed back and used as the problem `instance`; a fresh UUID when absent or not matching the pattern.',
+          description: 'Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern.',
           schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
         },
       },
       headers: {
         'X-Request-Id': { description: 'The request id (yours when you sent a valid one).', schema: { type: 'string' } },
+        'X-RateLimit-Limit': { description: 'Requests allowed per window.', schema: { type: 'integer' }, example: o.quota.perUser },
+        'X-RateLimit-Remaining': {
+          description: 'Requests still allowed after this one (0 on a refusal).',
+          schema: { type: 'integer' },
+          example: o.quota.perUser - 1,
+        },
+        'X-RateLimit-Reset': {
+          description: 'Seconds until the sliding window is completely refilled (a relative count, not an epoch).',
+          schema: { type: 'integer' },
+          example: o.quota.windowMs / 1000,
+        },
         RateLimit: {
           description: 'Remaining quota (draft-ietf-httpapi-ratelimit-headers-08): r = requests left, t = seconds until the window resets.',
           schema: { type: 'string' },

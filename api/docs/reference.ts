@@ -2,7 +2,7 @@ import path from 'path';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { allowOnly } from '../request/methods';
 import { notFound } from '../request/problem';
-import { PROBLEM_TYPES, ProblemCode, problemCodeBySlug, problemSlug, problemTypeUri } from '../request/problem-types';
+import { PROBLEM_CATEGORIES, PROBLEM_DOCS_BASE, PROBLEM_TYPES, ProblemCategory, isProblemCategory, problemCodesOf } from '../request/problem-types';
 import { DOC_ASSETS } from './assets';
 import { OPENAPI_PATH } from './openapi';
 
@@ -68,29 +68,40 @@ function problemPage(title: string, body: string): string {
 `;
 }
 
-function problemTypePage(code: ProblemCode): string {
-  const t = PROBLEM_TYPES[code];
+/** One category's page: the target of every problem `type` of that category, listing its codes. */
+function problemCategoryPage(category: ProblemCategory): string {
+  const c = PROBLEM_CATEGORIES[category];
+  const codes = problemCodesOf(category);
+  const rows = codes
+    .map(
+      (code) =>
+        `<tr id="${esc(code)}"><td><code>${esc(code)}</code></td><td>${PROBLEM_TYPES[code].status}</td><td>${md(PROBLEM_TYPES[code].description)}</td></tr>`,
+    )
+    .join('\n');
   return problemPage(
-    t.title,
-    `<h1>${esc(t.title)}</h1>
-<table><tr><th>type</th><td><code>${esc(problemTypeUri(code))}</code></td></tr>
-<tr><th>code</th><td><code>${esc(code)}</code></td></tr>
-<tr><th>status</th><td>${t.status}</td></tr>
-<tr><th>category</th><td><code>${esc(t.category)}</code></td></tr></table>
-<p>${md(t.description)}</p>`,
+    c.title,
+    `<h1>${esc(c.title)}</h1>
+<table><tr><th>type</th><td><code>${esc(PROBLEM_DOCS_BASE + category)}</code></td></tr>
+<tr><th>title</th><td>${esc(c.title)}</td></tr></table>
+<p>${md(c.description)}</p>
+${codes.length ? `<table><tr><th>code</th><th>status</th><th>meaning</th></tr>${rows}</table>` : '<p>No response of this service carries this type today.</p>'}`,
   );
 }
 
 function problemIndexPage(): string {
-  const rows = (Object.keys(PROBLEM_TYPES) as ProblemCode[])
-    .map(
-      (c) =>
-        `<tr><td><a href="${esc(problemTypeUri(c))}">${esc(problemSlug(c))}</a></td><td>${PROBLEM_TYPES[c].status}</td><td><code>${PROBLEM_TYPES[c].category}</code></td><td>${esc(PROBLEM_TYPES[c].title)}</td></tr>`,
-    )
+  const rows = (Object.keys(PROBLEM_CATEGORIES) as ProblemCategory[])
+    .map((cat) => {
+      const statuses = [...new Set(problemCodesOf(cat).map((c) => PROBLEM_TYPES[c].status))].join(', ') || '—';
+      const codes =
+        problemCodesOf(cat)
+          .map((c) => `<code>${esc(c)}</code>`)
+          .join(', ') || '—';
+      return `<tr><td><a href="${esc(PROBLEM_DOCS_BASE + cat)}">${esc(cat)}</a></td><td>${statuses}</td><td>${esc(PROBLEM_CATEGORIES[cat].title)}</td><td>${codes}</td></tr>`;
+    })
     .join('\n');
   return problemPage(
     'Problem types',
-    `<h1>Problem types</h1><p>Every error of the API is an <code>application/problem+json</code> body (RFC 9457) whose <code>type</code> is one of these.</p><table><tr><th>type</th><th>status</th><th>category</th><th>title</th></tr>${rows}</table>`,
+    `<h1>Problem types</h1><p>Every error of the API is an <code>application/problem+json</code> body (RFC 9457) whose <code>type</code> is one of these categories; the <code>code</code> member names the error within it.</p><table><tr><th>type</th><th>status</th><th>title</th><th>codes</th></tr>${rows}</table>`,
   );
 }
 
@@ -114,9 +125,9 @@ export function mountReference(app: Express, limit: RequestHandler): void {
   });
   app.get('/docs/problems', (_req, res) => html(res, problemIndexPage()));
   app.get('/docs/problems/:type', (req: Request, res: Response) => {
-    const code = problemCodeBySlug(req.params.type as string);
-    if (!code) throw notFound(`No problem type named ${(req.params.type as string).slice(0, 100)}; see /docs/problems`);
-    html(res, problemTypePage(code));
+    const type = req.params.type as string;
+    if (!isProblemCategory(type)) throw notFound(`No problem type named ${type.slice(0, 100)}; see /docs/problems`);
+    html(res, problemCategoryPage(type));
   });
   for (const p of ['/docs', '/docs/init.js', '/docs/assets/:file', '/docs/problems', '/docs/problems/:type']) allowOnly(app, p, ['GET', 'HEAD']);
 }

@@ -46,10 +46,16 @@ export function toProblem(err: unknown, stores: readonly Redis[]): Problem {
   return internal();
 }
 
+/** The path of the request as the client sent it, without the query; bounded so a long path cannot bloat the body. */
+export function requestPath(req: Request): string {
+  return (req.originalUrl ?? req.url).split('?')[0].slice(0, 256);
+}
+
 /**
  * The last error handler: every failure becomes an application/problem+json response whose
- * `instance` is the request id. Unexpected failures are logged with their stack (never the request
- * body) and answered with a bare 500: no message, no stack, nothing internal.
+ * `instance` is the request path (the vendor's choice) and whose `requestId` is the request id.
+ * Unexpected failures are logged with their stack (never the request body) and answered with a
+ * bare 500: no message, no stack, nothing internal.
  */
 export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onProblem: (p: Problem, req: Request) => void }) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
@@ -68,6 +74,6 @@ export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onPro
     res
       .status(problem.status)
       .type('application/problem+json')
-      .send(JSON.stringify(problem.body(req.requestId)));
+      .send(JSON.stringify(problem.body(requestPath(req), req.requestId)));
   };
 }

@@ -1,9 +1,9 @@
 /**
- * RFC 9457 problem responses. Every error the API returns is one of these: a type from the
- * catalog (problem-types.ts), a category label (the spec's "category") and a detail naming the
- * field or value at fault. The error handler (errors.ts) turns any thrown error into one.
+ * RFC 9457 problem responses. Every error the API returns is one of these: a code from the
+ * catalog (problem-types.ts), whose category is the `type`, and a detail naming the field or
+ * value at fault. The error handler (errors.ts) turns any thrown error into one.
  */
-import { PROBLEM_TYPES, ProblemCategory, ProblemCode, problemTypeUri } from './problem-types';
+import { PROBLEM_TYPES, ProblemCategory, ProblemCode, problemTitle, problemTypeUri } from './problem-types';
 
 export type { ProblemCategory, ProblemCode } from './problem-types';
 export { PROBLEM_DOCS_BASE } from './problem-types';
@@ -18,11 +18,14 @@ export interface ProblemBody {
   title: string;
   status: number;
   detail: string;
+  /** The last path segment of `type`, for clients that prefer a member to parsing the URI. */
   category: ProblemCategory;
   /** The catalog name of the type, e.g. ValidationFailure (the spec's error name where it has one). */
   code: ProblemCode;
-  /** The request id, also in the X-Request-Id response header. */
+  /** The path of the failing request, e.g. /v1/news/tool/news-articles. */
   instance?: string;
+  /** The request id, also in the X-Request-Id response header. */
+  requestId?: string;
   /** For validation problems: every fault found, each naming its field path. */
   errors?: FieldError[];
   [extension: string]: unknown;
@@ -53,13 +56,14 @@ export class Problem extends Error {
     const t = PROBLEM_TYPES[code];
     this.status = t.status;
     this.category = t.category;
-    this.title = t.title;
+    this.title = problemTitle(code);
     this.errors = opts.errors;
     this.headers = opts.headers ?? {};
     this.extensions = opts.extensions ?? {};
   }
 
-  body(instance?: string): ProblemBody {
+  /** `instance` is the request path; the request id travels beside it. */
+  body(instance?: string, requestId?: string): ProblemBody {
     return {
       type: problemTypeUri(this.code),
       title: this.title,
@@ -68,6 +72,7 @@ export class Problem extends Error {
       category: this.category,
       code: this.code,
       ...(instance ? { instance } : {}),
+      ...(requestId ? { requestId } : {}),
       ...(this.errors?.length ? { errors: this.errors } : {}),
       ...this.extensions,
     };

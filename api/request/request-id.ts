@@ -6,7 +6,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * The request id: the caller's X-Request-Id when it is sane (so a client or proxy can correlate),
- * a fresh UUID otherwise; always echoed in X-Request-Id and used as the problem `instance`.
+ * a fresh UUID otherwise; always echoed in X-Request-Id and given as the problem `requestId`.
  */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers['x-request-id'];

@@ -1,13 +1,14 @@
 import prand from 'pure-rand';
-import { NEWS_TOPICS, SENTIMENTS } from '../../services/domain/news';
 import { loadUniverse, Instrument } from '../../services/domain/universe';
 import { nyUtcOffsetMinutes } from '../../services/domain/calendar';
+import { NEWS_FIRMS, NEWS_TEMPLATES, sentimentRange } from './news-templates';
 
 /**
  * A deterministic news feed: the articles of each UTC minute are a pure function of (seed,
  * minute), so a backfill, a live run and a re-run after a crash produce the same ids and
  * contents, and the view (keyed by article id) ends up the same however often a minute is sent.
- * Article id = minute * 10 + n (at most 10 articles a minute).
+ * Article id = minute * 10 + n (at most 10 articles a minute). Headlines, topics and sentiment
+ * come together from one template (news-templates.ts), so they agree.
  */
 
 export interface NewsArticle {
@@ -20,27 +21,6 @@ export interface NewsArticle {
 }
 
 const MINUTE = 60_000;
-
-const HEADLINES: Record<string, string[]> = {
-  bullish: [
-    '{co} Shares Climb After {topic} Update',
-    '{co} Beats Expectations; Analysts Raise Targets',
-    '{co} Announces Expansion, Stock Moves Higher',
-    'Why {sym} Is Trading Higher Today',
-  ],
-  bearish: [
-    '{co} Slides As {topic} Concerns Weigh',
-    '{co} Misses Estimates, Guides Lower',
-    'Why {sym} Shares Are Falling Today',
-    '{co} Faces Scrutiny Over {topic} Issues',
-  ],
-  neutral: [
-    '{co} To Present At Industry Conference',
-    '{co} Files Quarterly Report',
-    '{topic} Roundup: {sym} And Peers In Focus',
-    '{co} Names New Board Member',
-  ],
-};
 
 function hash32(a: number, b: number): number {
   // A fixed integer mix of seed and minute (FNV-1a style) giving each minute its own RNG stream.
@@ -70,27 +50,20 @@ export function newsForMinute(seed: number, minute: number): NewsArticle[] {
       const peer = pick(universe.filter((u) => u.sector === main.sector && u.symbol !== main.symbol));
       if (peer) tickers.push(peer);
     }
-    const mood = int(0, 2);
-    const tone = mood === 0 ? 'bearish' : mood === 1 ? 'neutral' : 'bullish';
-    const topics = [...new Set([pick(NEWS_TOPICS), pick(NEWS_TOPICS)])].slice(0, int(1, 2));
-    const sentimentOf = () => {
-      const base = tone === 'bearish' ? int(0, 2) : tone === 'bullish' ? int(4, 6) : int(2, 4);
-      return SENTIMENTS[base];
-    };
-    const topicWords = topics[0].toLowerCase().replace(/_/g, ' ');
-    const title = pick(HEADLINES[tone]).replace('{co}', main.companyName).replace('{sym}', main.symbol).replace('{topic}', topicWords);
+    const t = pick(NEWS_TEMPLATES);
+    const title = t.title.replace('{co}', main.companyName).replace('{sym}', main.symbol).replace('{firm}', pick(NEWS_FIRMS));
     const body =
       int(0, 4) === 0
         ? null
-        : `${main.companyName} (${main.symbol}) was in focus on ${topicWords} news. ` +
-          `The ${main.sector.toLowerCase().replace(/_/g, ' ')} name ${tone === 'bullish' ? 'drew buyers' : tone === 'bearish' ? 'drew sellers' : 'traded quietly'} as investors weighed the update.`;
+        : `${main.companyName} (${main.symbol}) was in focus on ${t.about}. ` +
+          `The ${main.sector.toLowerCase().replace(/_/g, ' ')} name ${t.tone === 'bullish' ? 'drew buyers' : t.tone === 'bearish' ? 'drew sellers' : 'traded quietly'} as investors weighed the update.`;
     out.push({
       id: minute * 10 + n,
       publishedTime: minute * MINUTE + int(0, MINUTE - 1),
       title,
       body,
-      topics,
-      tickers: tickers.map((t) => ({ ticker: t.symbol, sentiment: sentimentOf() })),
+      topics: [...t.topics],
+      tickers: tickers.map((inst, k) => ({ ticker: inst.symbol, sentiment: pick(sentimentRange(t.tone, k > 0)) })),
     });
   }
   return out.sort((a, b) => a.publishedTime - b.publishedTime || a.id - b.id);

@@ -4,6 +4,7 @@ import { parseArgs } from 'util';
 import Redis from 'ioredis';
 import { ApiKeyRecord, ApiKeyStore } from '../auth/api-keys';
 import { loadKeySecret } from '../auth/secret';
+import { withConnectionFile } from '../stack/connection-file';
 import { defaultDataDir } from '../stack/paths';
 import { DEV_PORTS } from '../stack/stack';
 
@@ -26,8 +27,8 @@ const ID = /^[A-Za-z0-9._@:-]{1,64}$/;
 
 class UsageError extends Error {}
 
-function localRedisUrl(dataDir: string): string {
-  if (process.env.REDIS_URL) return process.env.REDIS_URL;
+function localRedisUrl(dataDir: string, env: NodeJS.ProcessEnv): string {
+  if (env.REDIS_URL) return env.REDIS_URL;
   // The port `npm start` provisioned its Redis on (stack.json), else the development default.
   try {
     const ports = JSON.parse(fs.readFileSync(path.join(dataDir, 'stack.json'), 'utf8')).ports as { redis: number };
@@ -105,7 +106,9 @@ async function run(store: ApiKeyStore, argv: string[], out: (s: string) => void)
 
 async function main(): Promise<void> {
   const dataDir = defaultDataDir();
-  const url = localRedisUrl(dataDir);
+  // The running `npm start` stack's connection and key prefix, unless the environment names one.
+  const env = withConnectionFile(process.env, dataDir);
+  const url = localRedisUrl(dataDir, env);
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 5_000 });
   redis.on('error', () => {}); // reported below, once
   try {
@@ -116,7 +119,7 @@ async function main(): Promise<void> {
         cause: err,
       });
     }
-    const store = new ApiKeyStore(redis, process.env.MDQ_KEY_PREFIX ?? 'mdq', loadKeySecret(dataDir));
+    const store = new ApiKeyStore(redis, env.MDQ_KEY_PREFIX ?? 'mdq', loadKeySecret(dataDir));
     process.exitCode = await run(store, process.argv.slice(2), (s) => console.log(s));
   } finally {
     redis.disconnect();

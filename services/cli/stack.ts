@@ -1,3 +1,5 @@
+import fs from 'fs';
+import { connectionFilePath, writeConnectionFile } from '../stack/connection-file';
 import { defaultDataDir } from '../stack/paths';
 import { stackDown, stackStatus, stackUp } from '../stack/stack';
 
@@ -8,11 +10,14 @@ async function main(): Promise<void> {
   switch (cmd) {
     case 'up': {
       const env = await stackUp(opts);
+      // Commands run without connection variables use this stack (services/stack/connection-file.ts).
+      writeConnectionFile(opts.dataDir, { ...process.env, ...env }, 'npm run stack -- up');
       for (const [k, v] of Object.entries(env)) console.log(`${k}=${v}`);
       break;
     }
     case 'down':
       await stackDown(opts);
+      fs.rmSync(connectionFilePath(opts.dataDir), { force: true });
       break;
     case 'status': {
       const { env, components } = await stackStatus(opts);

@@ -5,6 +5,7 @@ import { ensureDevKey } from '../auth/dev-key';
 import { loadConfig } from '../config';
 import { nodeArgv } from '../node-args';
 import { provisionTopicsAndSchemas } from '../kafka/provision';
+import { writeConnectionFile } from '../stack/connection-file';
 import { defaultDataDir, repoRoot } from '../stack/paths';
 import { stackUp } from '../stack/stack';
 
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
   await provisionTopicsAndSchemas(config);
   say(`topics created and schemas registered (stack ready in ${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   await ensureDevKey(dataDir, env, say);
+  // Commands in another terminal (ingest, keys, projector, benchmarks) find this stack from here.
+  writeConnectionFile(dataDir, env, 'npm start');
 
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });

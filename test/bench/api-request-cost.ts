@@ -14,7 +14,7 @@
  * within a minute, more than most changes worth measuring, so runs one after the other cannot
  * tell them apart. Results to api-request-cost-ab.json.
  *
- *   npm run bench:api-cost -- --ab [--b-root DIR] [--a-node-args '...'] [--b-node-args '...'] [--rounds 3] [--only TEXT]
+ *   npm run bench:api-cost -- --ab [--b-root DIR] [--a-node-args '...'] [--b-node-args '...'] [--rounds 3] [--only TEXT] [--label NAME]
  *
  * Reads the views in the Redis of VIEWS_REDIS_URL (else REDIS_URL) under MDQ_KEY_PREFIX (e.g. the prefix printed by
  * `npm run bench:pipeline`, whose default session is 2026-11-20).
@@ -22,6 +22,7 @@
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
 import { processCpuSeconds } from '../support/cpu';
+import { configEnv } from '../support/pipeline';
 import path from 'path';
 import { Pool } from 'undici';
 import { ApiKeyStore } from '../../services/auth/api-keys';
@@ -53,6 +54,8 @@ const B_ROOT = path.resolve(flag('b-root', repoRoot));
 const NODE_ARGS = { a: flag('a-node-args', ''), b: flag('b-node-args', '') };
 /** A/B: measurement rounds per case (each round measures A and B at the same time). */
 const ROUNDS = Number(flag('rounds', '3'));
+/** Appended to the results file's name, so an A/B of one change does not overwrite another's. */
+const LABEL = flag('label', '');
 /** The APIs under test, ended with this process however it ends. */
 const apis: ChildProcess[] = [];
 const C = '/v1/options/tool/order-flow/consolidated';
@@ -85,10 +88,14 @@ async function main(): Promise<void> {
     const proc = spawn(process.execPath, nodeArgv('api/main.ts', [], extra, root), {
       // The response cache off unless asked for: the cost of computing an answer is what is measured.
       env: {
+        // The resolved connection: a B checkout's own data folder has no connection file of this stack.
         ...process.env,
+        ...configEnv(config),
         PORT: String(port),
         API_KEY_SECRET: SECRET,
+        // The quota is counted on every request but never refuses one (B ignores the burst variable).
         MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
+        MDQ_BURST_LIMIT_PER_SECOND: '100000000',
         LOG_LEVEL: 'warn',
         MDQ_API_CACHE_MB: CACHE ? (process.env.MDQ_API_CACHE_MB ?? '') : '0',
       },
@@ -182,7 +189,7 @@ async function main(): Promise<void> {
   }
   redis.disconnect();
   if (keysRedis !== redis) keysRedis.disconnect();
-  const file = path.join(repoRoot, `test/bench/results/api-request-cost${AB ? '-ab' : ''}${CACHE ? '-cached' : ''}.json`);
+  const file = path.join(repoRoot, `test/bench/results/api-request-cost${AB ? '-ab' : ''}${CACHE ? '-cached' : ''}${LABEL ? `-${LABEL}` : ''}.json`);
   const responseCache = CACHE ? 'on: identical requests answered from it' : 'off';
   const ab = AB ? { a: { root: repoRoot, nodeArgs: NODE_ARGS.a }, b: { root: B_ROOT, nodeArgs: NODE_ARGS.b } } : undefined;
   fs.writeFileSync(

@@ -30,6 +30,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { loadConfig } from '../../services/config';
+import { configEnv } from '../support/pipeline';
 import { createRedis } from '../../services/redis/client';
 import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys } from '../../services/views/order-flow';
@@ -274,7 +275,15 @@ async function startApi(): Promise<{ procs: ChildProcess[]; key: string }> {
   const { key } = await store.create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'order-flow benchmark' });
   const procs = PORTS.map((port) =>
     spawn(process.execPath, nodeArgv('api/main.ts', [], API_NODE_ARGS), {
-      env: { ...process.env, PORT: String(port), API_KEY_SECRET: SECRET, MDQ_RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ...configEnv(config),
+        PORT: String(port),
+        API_KEY_SECRET: SECRET,
+        MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
+        MDQ_BURST_LIMIT_PER_SECOND: '0',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'inherit', 'inherit'],
     }),
   );

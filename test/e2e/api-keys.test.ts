@@ -140,9 +140,10 @@ describe('the keys CLI', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(res.json).toMatchObject({
-      type: '/docs/problems/unauthorized',
+      type: '/docs/problems/authentication',
+      title: 'Authentication Failed',
       status: 401,
-      category: 'auth',
+      category: 'authentication',
       code: 'Unauthorized',
       detail: 'The API key is malformed, unknown or revoked',
     });
@@ -237,8 +238,15 @@ describe('refused credentials', () => {
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="mdq"');
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     const body = (await res.json()) as Record<string, string>;
-    expect(body).toMatchObject({ type: '/docs/problems/unauthorized', title: 'Unauthorized', status: 401, category: 'auth', code: 'Unauthorized' });
-    expect(body.instance).toBe(res.headers.get('x-request-id'));
+    expect(body).toMatchObject({
+      type: '/docs/problems/authentication',
+      title: 'Authentication Failed',
+      status: 401,
+      category: 'authentication',
+      code: 'Unauthorized',
+    });
+    expect(body.instance).toBe(PATH);
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
     expect(body.detail).toMatch(detail);
   });
 

@@ -56,7 +56,7 @@ it('generates a request id when none (or an unusable one) is sent, returns it, a
     const res = await api.post(PATH, { size: 0 }, given === undefined ? {} : { 'X-Request-Id': given });
     const id = res.headers.get('x-request-id')!;
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expect(res.json.instance).toBe(id);
+    expect(res.json.requestId).toBe(id);
     expect(await waitFor('the log line', async () => lineFor(id))).toMatchObject({ status: 400, endpoint: PATH });
   }
 });

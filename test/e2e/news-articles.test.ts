@@ -259,7 +259,7 @@ describe('authentication and HTTP errors', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     const body = (await res.json()) as { detail: string };
-    expect(body).toMatchObject({ status: 401, category: 'auth', code: 'Unauthorized' });
+    expect(body).toMatchObject({ type: '/docs/problems/authentication', status: 401, category: 'authentication', code: 'Unauthorized' });
     expect(body.detail).toMatch(detail);
   });
 
@@ -300,7 +300,13 @@ describe('authentication and HTTP errors', () => {
   it('an unknown route is a 404 problem; a wrong method a 405 with Allow', async () => {
     const nf = await api.post('/v1/news/tool/nope', {});
     expect(nf.status).toBe(404);
-    expect(nf.json).toMatchObject({ status: 404, category: 'not-found' });
+    expect(nf.json).toMatchObject({
+      type: '/docs/problems/bad-request',
+      status: 404,
+      category: 'bad-request',
+      code: 'NotFound',
+      instance: '/v1/news/tool/nope',
+    });
     const get = await fetch(`${api.url}${PATH}`, { headers: { Authorization: `Bearer ${api.key}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
@@ -315,7 +321,8 @@ describe('authentication and HTTP errors', () => {
   it('echoes a sane X-Request-Id and generates one otherwise', async () => {
     const res = await api.post(PATH, { size: 0 }, { 'X-Request-Id': 'abc-123' });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
-    expect(res.json.instance).toBe('abc-123');
+    expect(res.json.requestId).toBe('abc-123');
+    expect(res.json.instance).toBe(PATH);
     const gen = await api.post(PATH, { size: 1 }, { 'X-Request-Id': 'bad id with spaces' });
     expect(gen.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });

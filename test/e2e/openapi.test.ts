@@ -122,13 +122,17 @@ it('every data operation documents its auth, quota and problem responses', () =>
     const op = doc.paths[`${V1}${def.path}`].post;
     expect(op.operationId).toBeTruthy();
     expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '405', '413', '415', '429', '500', '503']);
-    expect(Object.keys(op.responses['200'].headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy', 'X-Request-Id']));
+    expect(Object.keys(op.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']),
+    );
     expect(Object.keys(op.requestBody.content['application/json'].examples).length).toBeGreaterThan(0);
   }
   expect(doc.security).toEqual([{ bearerAuth: [] }]);
   expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   for (const p of ['/healthz', '/readyz', '/metrics', '/v1/openapi.json', '/docs']) expect(doc.paths[p].get.security).toEqual([]);
   expect(doc.components.responses.QuotaExceeded.headers).toHaveProperty('Retry-After');
+  expect(doc.components.responses.QuotaExceeded.headers).toHaveProperty('X-RateLimit-Remaining');
+  expect(doc.components.schemas.Problem.properties.type.enum).toContain('/docs/problems/rate-limit-exceeded');
   expect(doc.components.responses.Unauthorized.headers).toHaveProperty('WWW-Authenticate');
 });
 

@@ -75,9 +75,11 @@ describe('/readyz and the projector process', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('retry-after')).toBe('5');
     expect(res.json).toMatchObject({
-      type: '/docs/problems/not-ready',
+      type: '/docs/problems/internal',
+      title: 'Internal Error',
       status: 503,
-      category: 'unavailable',
+      category: 'internal',
+      instance: '/readyz',
       code: 'NotReady',
       checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing' } },
     });

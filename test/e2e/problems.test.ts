@@ -1,16 +1,18 @@
 import zlib from 'zlib';
 import { ENDPOINTS } from '../../api/endpoints';
 import type { EndpointDef } from '../../api/request/endpoint';
-import { PROBLEM_TYPES, ProblemCode, problemSlug } from '../../api/request/problem-types';
+import { Problem } from '../../api/request/problem';
+import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCategory, ProblemCode } from '../../api/request/problem-types';
 import { testConfig } from '../support/env';
 import { TestApi, readResponse, startApi } from '../support/http';
 import { captureLogs } from '../support/log-capture';
 import { rawRequest } from '../support/raw-http';
 
 /**
- * Problems everywhere: every failure over HTTP is application/problem+json with type, title,
- * status, detail, category, code and instance (the request id), and the type URI leads to its
- * documentation. 503 while Redis is down: redis-outage.test.ts; 401: api-keys.test.ts; 429:
+ * Problems everywhere: every failure over HTTP is application/problem+json whose type is the
+ * vendor's category under /docs/problems/, with the category's fixed title, status, detail, the
+ * request path as instance, the request id as requestId, and the code naming the error; the type
+ * URI leads to the category's documentation. 503 while Redis is down: redis-outage.test.ts; 401: api-keys.test.ts; 429:
  * quota.test.ts.
  */
 
@@ -60,12 +62,13 @@ async function expectProblem(res: Res, code: ProblemCode, detail?: RegExp): Prom
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.json).toEqual(
     expect.objectContaining({
-      type: `/docs/problems/${problemSlug(code)}`,
-      title: t.title,
+      type: `/docs/problems/${t.category}`,
+      title: PROBLEM_CATEGORIES[t.category].title,
       status: t.status,
       category: t.category,
       code,
-      instance: res.headers.get('x-request-id'),
+      instance: expect.stringMatching(/^\//),
+      requestId: res.headers.get('x-request-id'),
     }),
   );
   expect(typeof res.json.detail).toBe('string');
@@ -109,7 +112,7 @@ describe('routing', () => {
     ['POST', '/metrics', 'GET, HEAD'],
     ['POST', '/v1/openapi.json', 'GET, HEAD'],
     ['POST', '/docs', 'GET, HEAD'],
-    ['PUT', '/docs/problems/not-found', 'GET, HEAD'],
+    ['PUT', '/docs/problems/bad-request', 'GET, HEAD'],
   ])('%s %s is a 405 problem with Allow: %s', async (method, path, allow) => {
     const res = await send(path, { method });
     await expectProblem(res, 'MethodNotAllowed', new RegExp(`accepts ${allow} only`));
@@ -118,6 +121,29 @@ describe('routing', () => {
 
   it('HEAD works wherever GET does', async () => {
     for (const path of ['/healthz', '/metrics', '/v1/openapi.json', '/docs']) expect((await fetch(`${api.url}${path}`, { method: 'HEAD' })).status).toBe(200);
+  });
+});
+
+describe('the problem members clients branch on', () => {
+  it('instance is the path as sent (without the query); the request id is requestId and X-Request-Id', async () => {
+    const res = await send(`${PATH}?debug=1`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'inst-1' },
+      body: '{"size": 0}',
+    });
+    await expectProblem(res, 'ValidationFailure');
+    expect(res.json).toMatchObject({ instance: PATH, requestId: 'inst-1', errors: [{ field: 'size', message: expect.any(String) }] });
+    const nf = await send('/v1/news/tool/nope', { method: 'POST' });
+    expect(nf.json).toMatchObject({ type: '/docs/problems/bad-request', title: 'Bad Request', instance: '/v1/news/tool/nope', code: 'NotFound' });
+  });
+
+  it('each category has one title, whatever the code', () => {
+    const titles = new Map<ProblemCategory, Set<string>>();
+    for (const code of Object.keys(PROBLEM_TYPES) as ProblemCode[]) {
+      const p = new Problem(code, 'd');
+      titles.set(p.category, (titles.get(p.category) ?? new Set()).add(p.title));
+    }
+    for (const [cat, set] of titles) expect([...set]).toEqual([PROBLEM_CATEGORIES[cat].title]);
   });
 });
 
@@ -225,21 +251,24 @@ describe('unexpected failures', () => {
 });
 
 describe('problem documentation', () => {
-  it('every problem type of the catalog has its page, and the index lists them all', async () => {
+  it('every category has its page listing its codes, and the index lists every category', async () => {
     const index = await (await fetch(`${api.url}/docs/problems`)).text();
-    for (const code of Object.keys(PROBLEM_TYPES) as ProblemCode[]) {
-      const res = await fetch(`${api.url}/docs/problems/${problemSlug(code)}`);
+    for (const cat of Object.keys(PROBLEM_CATEGORIES) as ProblemCategory[]) {
+      const res = await fetch(`${api.url}/docs/problems/${cat}`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-      const page = await res.text();
+      expect(await res.text()).toContain(PROBLEM_CATEGORIES[cat].title);
+      expect(index).toContain(`href="/docs/problems/${cat}"`);
+    }
+    for (const code of Object.keys(PROBLEM_TYPES) as ProblemCode[]) {
+      const page = await (await fetch(`${api.url}/docs/problems/${PROBLEM_TYPES[code].category}`)).text();
       expect(page).toContain(`<code>${code}</code>`);
       expect(page).toContain(`<td>${PROBLEM_TYPES[code].status}</td>`);
-      expect(index).toContain(`href="/docs/problems/${problemSlug(code)}"`);
     }
   });
 
   it('an unknown problem type page is itself a 404 problem', async () => {
-    await expectProblem(await send('/docs/problems/no-such-problem', {}, false), 'NotFound', /No problem type named no-such-problem/);
+    await expectProblem(await send('/docs/problems/validation-failure', {}, false), 'NotFound', /No problem type named validation-failure/);
   });
 
   it('problems are counted by type in /metrics', async () => {

@@ -39,7 +39,7 @@ it('answers 503 while Redis is down and recovers when it returns', async () => {
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
     expect(down.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(down.json).toMatchObject({ status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
+    expect(down.json).toMatchObject({ type: '/docs/problems/internal', status: 503, category: 'internal', code: 'ServiceUnavailable' });
 
     await up(); // appendonly: the key store survives the restart
     let status = 0;
@@ -83,7 +83,7 @@ it('an API process started while Redis is down stays up, answers 503, and recove
     const res = await data();
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('2');
-    expect(await res.json()).toMatchObject({ type: '/docs/problems/service-unavailable', status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
+    expect(await res.json()).toMatchObject({ type: '/docs/problems/internal', status: 503, category: 'internal', code: 'ServiceUnavailable' });
     const ready = await readyzUnreachable(api.url, 'readyz to see Redis gone');
     expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200); // alive: no restart wanted
@@ -160,7 +160,7 @@ it('the views Redis alone going away gives 503s, and the API recovers when it re
     );
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('2');
-    expect(await down.json()).toMatchObject({ status: 503, category: 'unavailable', code: 'ServiceUnavailable' });
+    expect(await down.json()).toMatchObject({ type: '/docs/problems/internal', status: 503, category: 'internal', code: 'ServiceUnavailable' });
     const ready = await readyzUnreachable(api.url, 'readyz to see the views Redis gone');
     expect(ready).toMatchObject({ code: 'NotReady', detail: 'Not ready: Redis is unreachable' });
     // The keys' Redis was never down: the key is still there.

@@ -21,7 +21,7 @@ export const TEST_KEY_SECRET = 'test-secret-0123456789abcdef';
  * A quota no ordinary test reaches: tests that walk cursors make hundreds of requests with one
  * key. The quota's own tests pass `quota` (or run api/main.ts, which has the real default).
  */
-export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000 };
+export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000, burstPerUser: 0, burstWindowMs: 1_000 };
 
 export interface StartApiOptions extends Partial<
   Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs'>

@@ -1,38 +1,50 @@
 import { Registry } from 'prom-client';
 import { Problem, invalid, methodNotAllowed, unauthorized } from '../../api/request/problem';
-import { PROBLEM_TYPES, ProblemCode, problemCodeBySlug, problemSlug, problemTypeUri } from '../../api/request/problem-types';
+import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTypeUri } from '../../api/request/problem-types';
+import { rateLimitHeaders } from '../../api/request/rate-limit-headers';
+import { ceilSeconds, windowDecision } from '../../api/request/sliding-window';
 import { loadApiSettings } from '../../api/settings';
 import { ProjectorMetrics } from '../../services/metrics/projector';
 
 describe('the problem catalog', () => {
   const codes = Object.keys(PROBLEM_TYPES) as ProblemCode[];
 
-  it('gives every type a distinct slug and a type URI under the documentation', () => {
-    expect(new Set(codes.map(problemSlug)).size).toBe(codes.length);
-    expect(problemTypeUri('QuotaExceeded')).toBe('/docs/problems/quota-exceeded');
-    expect(problemTypeUri('StartSessionStockPricesUnavailable')).toBe('/docs/problems/start-session-stock-prices-unavailable');
-    for (const c of codes) expect(problemCodeBySlug(problemSlug(c))).toBe(c);
-    expect(problemCodeBySlug('nope')).toBeUndefined();
+  it("types each code by the vendor's category under the documentation", () => {
+    expect(problemTypeUri('QuotaExceeded')).toBe('/docs/problems/rate-limit-exceeded');
+    expect(problemTypeUri('StartSessionStockPricesUnavailable')).toBe('/docs/problems/data-unavailable');
+    expect(problemTypeUri('NotFound')).toBe('/docs/problems/bad-request');
+    expect(problemTypeUri('LevelsUnavailable')).toBe('/docs/problems/internal');
   });
 
-  it('uses only the categories of the issue, each for its statuses', () => {
-    const allowed = ['validation', 'data-unavailable', 'auth', 'quota', 'not-found', 'internal', 'unavailable'];
-    for (const c of codes) expect(allowed).toContain(PROBLEM_TYPES[c].category);
-    expect(PROBLEM_TYPES.QuotaExceeded).toMatchObject({ status: 429, category: 'quota' });
-    expect(PROBLEM_TYPES.Unauthorized).toMatchObject({ status: 401, category: 'auth' });
+  it("uses only the vendor's categories, each with a fixed title", () => {
+    expect(Object.keys(PROBLEM_CATEGORIES)).toEqual([
+      'validation',
+      'bad-request',
+      'authentication',
+      'authorization',
+      'data-unavailable',
+      'rate-limit-exceeded',
+      'internal',
+    ]);
+    expect(PROBLEM_CATEGORIES.validation.title).toBe('Validation Failed');
+    expect(PROBLEM_CATEGORIES['rate-limit-exceeded'].title).toBe('Rate Limit Exceeded');
+    expect(PROBLEM_TYPES.QuotaExceeded).toMatchObject({ status: 429, category: 'rate-limit-exceeded' });
+    expect(PROBLEM_TYPES.Unauthorized).toMatchObject({ status: 401, category: 'authentication' });
     expect(PROBLEM_TYPES.StockPriceNotFound).toMatchObject({ status: 422, category: 'data-unavailable' });
+    for (const c of codes) if (PROBLEM_TYPES[c].status >= 500) expect(PROBLEM_TYPES[c].category).toBe('internal');
   });
 
-  it('builds bodies with every member, the request id as instance, and the headers the type needs', () => {
+  it('builds bodies with every member, the path as instance, the request id, and the headers the type needs', () => {
     const p = invalid('filter.tickers[2]', 'is not a ticker');
-    expect(p.body('req-1')).toEqual({
-      type: '/docs/problems/validation-failure',
-      title: 'Validation failure',
+    expect(p.body('/v1/news/tool/news-articles', 'req-1')).toEqual({
+      type: '/docs/problems/validation',
+      title: 'Validation Failed',
       status: 400,
       detail: 'filter.tickers[2]: is not a ticker',
       category: 'validation',
       code: 'ValidationFailure',
-      instance: 'req-1',
+      instance: '/v1/news/tool/news-articles',
+      requestId: 'req-1',
       errors: [{ field: 'filter.tickers[2]', message: 'is not a ticker' }],
     });
     expect(unauthorized('x').headers).toEqual({ 'WWW-Authenticate': 'Bearer realm="mdq"' });
@@ -44,7 +56,7 @@ describe('the problem catalog', () => {
 describe('API settings from the environment', () => {
   it('defaults to the spec quota: 240 per user and 60 per address a minute, no trusted proxy', () => {
     expect(loadApiSettings({})).toEqual({
-      quota: { perUser: 240, perAddress: 60, windowMs: 60_000 },
+      quota: { perUser: 240, perAddress: 60, windowMs: 60_000, burstPerUser: 20, burstWindowMs: 1_000 },
       trustProxy: false,
       redisAutoPipeline: true,
       responseCacheBytes: 64 * 2 ** 20,
@@ -63,9 +75,16 @@ describe('API settings from the environment', () => {
     expect(loadApiSettings({ MDQ_REDIS_AUTOPIPELINE: '1' }).redisAutoPipeline).toBe(true);
   });
 
-  it('reads MDQ_RATE_LIMIT_PER_MINUTE, MDQ_ANON_RATE_LIMIT_PER_MINUTE and TRUST_PROXY', () => {
-    const s = loadApiSettings({ MDQ_RATE_LIMIT_PER_MINUTE: '1000', MDQ_ANON_RATE_LIMIT_PER_MINUTE: '5', TRUST_PROXY: '1' });
-    expect(s.quota).toEqual({ perUser: 1000, perAddress: 5, windowMs: 60_000 });
+  it('reads MDQ_RATE_LIMIT_PER_MINUTE, MDQ_ANON_RATE_LIMIT_PER_MINUTE, MDQ_RATE_LIMIT_WINDOW_MS, MDQ_BURST_LIMIT_PER_SECOND and TRUST_PROXY', () => {
+    const s = loadApiSettings({
+      MDQ_RATE_LIMIT_PER_MINUTE: '1000',
+      MDQ_ANON_RATE_LIMIT_PER_MINUTE: '5',
+      MDQ_RATE_LIMIT_WINDOW_MS: '3000',
+      MDQ_BURST_LIMIT_PER_SECOND: '0',
+      TRUST_PROXY: '1',
+    });
+    expect(s.quota).toEqual({ perUser: 1000, perAddress: 5, windowMs: 3_000, burstPerUser: 0, burstWindowMs: 1_000 });
+    expect(() => loadApiSettings({ MDQ_BURST_LIMIT_PER_SECOND: '-1' })).toThrow(/MDQ_BURST_LIMIT_PER_SECOND must be an integer, 0 \(off\) or more/);
     expect(s.trustProxy).toBe(1);
     expect(loadApiSettings({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
     expect(loadApiSettings({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
@@ -110,5 +129,33 @@ describe('projector metrics', () => {
     // A partition assigned again is reported again.
     m.observe({ view: 'news', version: 1, topic: 'news.articles', partition: 0 }, 19, 20);
     expect(await registry.metrics()).toContain('mdq_projector_lag_messages{view="news",version="1",topic="news.articles",partition="0"} 0');
+  });
+});
+
+describe('the quota kit', () => {
+  it('reads the sliding-window script reply: which rule refused, how many are counted, microseconds to wait and to refill', () => {
+    expect(windowDecision([0, 7, 0, 59_000_000])).toEqual({ refusedBy: null, used: 7, retryUs: 0, resetUs: 59_000_000 });
+    expect(windowDecision([1, 240, 2_500_000, 59_900_000])).toMatchObject({ refusedBy: 'window', retryUs: 2_500_000 });
+    expect(windowDecision([2, 20, 400_000, 60_000_000])).toMatchObject({ refusedBy: 'burst', retryUs: 400_000 });
+  });
+
+  it('rounds waits up to whole seconds, never 0 for a refusal', () => {
+    expect(ceilSeconds(1)).toBe(1);
+    expect(ceilSeconds(2_000_000)).toBe(2);
+    expect(ceilSeconds(2_000_001)).toBe(3);
+    expect(ceilSeconds(0)).toBe(0);
+    expect(ceilSeconds(0, 1)).toBe(1);
+  });
+
+  it("writes the vendor's X-RateLimit trio and the IETF draft-08 fields from one state", () => {
+    const h = rateLimitHeaders({ policy: 'per-user', partition: 'alice', limit: 240, windowSeconds: 60, remaining: 217, resetSeconds: 47 });
+    expect(h).toMatchObject({
+      'X-RateLimit-Limit': '240',
+      'X-RateLimit-Remaining': '217',
+      'X-RateLimit-Reset': '47',
+      RateLimit: '"per-user"; r=217; t=47',
+    });
+    expect(h['RateLimit-Policy']).toMatch(/^"per-user"; q=240; w=60; pk=:[A-Za-z0-9+/]+=*:$/);
+    expect(h['RateLimit-Policy']).not.toContain('alice');
   });
 });

@@ -2,6 +2,7 @@ import fs from 'fs';
 import os from 'os';
 import path from 'path';
 import { loadConfig } from '../../services/config';
+import { connectionFilePath, readConnectionFile, withConnectionFile, writeConnectionFile } from '../../services/stack/connection-file';
 import { maxmemoryArgs, viewsRedisMaxmemory } from '../../services/stack/redis-memory';
 import { DEV_PORTS, stackStatus } from '../../services/stack/stack';
 
@@ -24,6 +25,41 @@ describe('loadConfig', () => {
   });
   it('still requires REDIS_URL', () => {
     expect(() => loadConfig({ ...base, VIEWS_REDIS_URL: 'redis://b:2' })).toThrow(/REDIS_URL is not set/);
+  });
+});
+
+describe('the connection file beside npm start', () => {
+  const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-conn-'));
+  const stack = { KAFKA_BROKERS: 'k:1', SCHEMA_REGISTRY_URL: 'http://r:2', REDIS_URL: 'redis://a:3', VIEWS_REDIS_URL: 'redis://b:4', MDQ_KEY_PREFIX: 'p' };
+
+  it('gives a command with no connection variable the running stack and its namespace', () => {
+    const d = dir();
+    writeConnectionFile(d, { ...stack, PATH: '/bin', API_KEY_SECRET: 'never written' }, 'npm start');
+    expect(fs.readFileSync(connectionFilePath(d), 'utf8')).not.toContain('never written');
+    const c = loadConfig({ LOG_LEVEL: 'warn' }, d);
+    expect(c).toMatchObject({
+      kafkaBrokers: ['k:1'],
+      schemaRegistryUrl: 'http://r:2',
+      redisUrl: 'redis://a:3',
+      viewsRedisUrl: 'redis://b:4',
+      keyPrefix: 'p',
+      logLevel: 'warn',
+    });
+  });
+
+  it('is ignored whole when the environment names a stack of its own', () => {
+    const d = dir();
+    writeConnectionFile(d, stack, 'npm start');
+    const c = loadConfig({ ...base, REDIS_URL: 'redis://mine:1' }, d);
+    expect(c).toMatchObject({ kafkaBrokers: ['k:9092'], redisUrl: 'redis://mine:1', viewsRedisUrl: 'redis://mine:1', keyPrefix: 'mdq' });
+    expect(withConnectionFile({ REDIS_URL: 'redis://mine:1' }, d)).toEqual({ REDIS_URL: 'redis://mine:1' });
+  });
+
+  it('without one, says which variable is missing and how to get a stack', () => {
+    const d = dir();
+    expect(() => loadConfig({}, d)).toThrow(`KAFKA_BROKERS is not set and no running stack was found (${connectionFilePath(d)})`);
+    fs.writeFileSync(connectionFilePath(d), 'not json');
+    expect(readConnectionFile(d)).toBeNull();
   });
 });
 
