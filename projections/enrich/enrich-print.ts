@@ -1,5 +1,6 @@
 import { optionExpiryMs, sessionDateOf } from '../../services/domain/calendar';
 import {
+  ROW_FORMAT,
   rowKeyOf,
   tradeTypeOf,
   type EnrichedPrintEvent,
@@ -30,8 +31,12 @@ import { UuidV5 } from './row-ids';
  *   American equity options is ignored, which understates puts deep in the money slightly) from
  *   the NBBO midpoint, so it does not depend on which side traded; from the print price when the
  *   midpoint admits no volatility; null when neither does. Greeks use that volatility.
- * - moneyness: degree = (S - K) / K for calls and (K - S) / K for puts (positive in the money);
- *   ATM when |S - K| <= ATM_BAND x K (0.5 %, edge included).
+ * - moneyness: degree = |K - S| in dollars (never negative: moneyType says which side),
+ *   degreeInPercent = degree / S x 100; ATM when |S - K| <= ATM_BAND x K (0.5 %, edge included),
+ *   else ITM or OTM by the contract type.
+ * - greeks: all fifteen (services/domain/pricing.ts bsmGreeks, units there); sigma is the implied
+ *   volatility.
+ * - tradeType: the vendor's name of the first recognised condition code (tradeTypeOf).
  * - sentiment: buying calls or selling puts is BULLISH, buying puts or selling calls BEARISH;
  *   at the ask or above is a buy, at the bid or below a sell, mid-market NEUTRAL.
  * - sessionDate: the New York calendar date of the print; volume: the contract's cumulative
@@ -81,10 +86,11 @@ export function sentimentOf(right: ContractRight, side: TradeSide): SentimentTyp
 }
 
 export function moneynessOf(right: ContractRight, spot: number, strike: number): Moneyness {
-  const degree = (right === 'CALL' ? spot - strike : strike - spot) / strike;
+  const degree = Math.abs(strike - spot);
+  const inTheMoney = right === 'CALL' ? spot > strike : strike > spot;
   // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
-  const moneyType: MoneyType = Math.abs(spot - strike) <= ATM_BAND * strike + 1e-9 ? 'ATM' : degree > 0 ? 'ITM' : 'OTM';
-  return { degree, degreeInPercent: degree * 100, moneyType };
+  const moneyType: MoneyType = degree <= ATM_BAND * strike + 1e-9 ? 'ATM' : inTheMoney ? 'ITM' : 'OTM';
+  return { degree, degreeInPercent: (degree / spot) * 100, moneyType };
 }
 
 // A busy contract prints thousands of times a session: its symbol is parsed, and its expiry
@@ -163,5 +169,6 @@ export function enrichPrint(p: RawPrint, at: SourcePosition, ctx: PrintContext):
     industry: ctx.industry,
     exchange: p.exchange,
     tradeTime: p.time,
+    rowFormat: ROW_FORMAT,
   };
 }

@@ -46,7 +46,18 @@ describe('stored order-flow rows', () => {
       stockPrice: Number.MIN_VALUE,
       optionPrice: 1e-300,
       impliedVolatility: null,
-      greeks: { delta: -0.4999999999999999, gamma: 5e-324, theta: -1.7976931348623157e308, vega: 1 / 3, rho: -0, charm: 2 ** 53 - 1, vanna: -(2 ** 31) },
+      greeks: {
+        ...base.greeks!,
+        delta: -0.4999999999999999,
+        gamma: 5e-324,
+        theta: -1.7976931348623157e308,
+        vega: 1 / 3,
+        rho: -0,
+        charm: 2 ** 53 - 1,
+        vanna: -(2 ** 31),
+        ultima: 1e-300,
+        zomma: -Number.MAX_SAFE_INTEGER,
+      },
       tradeType: 'SOMETHING_NEW' as OrderFlowPrintRow['tradeType'],
       sector: 'Ünïcode sector',
       tradeTime: 1_714_570_200_085,
@@ -58,6 +69,7 @@ describe('stored order-flow rows', () => {
     expect(back.dte).toBe(0.30000000000000004);
     expect(back.greeks!.gamma).toBe(5e-324);
     expect(back.greeks!.theta).toBe(-1.7976931348623157e308);
+    expect(back.greeks!.ultima).toBe(1e-300);
     expect(back.tradeType).toBe('SOMETHING_NEW');
     expect(back.sector).toBe('Ünïcode sector');
   });

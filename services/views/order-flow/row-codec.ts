@@ -1,5 +1,6 @@
 import { Packr } from 'msgpackr';
 import { openInterestFlags, type ComprisingTrade } from '../../domain/order-flow';
+import type { Greeks } from '../../domain/pricing';
 import type { OrderFlowRow } from './keys';
 
 // ---------------------------------------------------------------------------------------------
@@ -18,12 +19,15 @@ import type { OrderFlowRow } from './keys';
 //
 //   [id, osi, ticker, contractType#, strikePrice, expirationDate, dte, premium, size, volume,
 //    stockPrice, askPrice, bidPrice, bidAskSpread, optionPrice, impliedVolatility|null,
-//    [delta, gamma, theta, vega, rho, charm, vanna]|null, [degree, degreeInPercent, moneyType#],
+//    [charm, color, delta, gamma, omega, rho, sigma, speed, theta, ultima, vanna, vega, veta,
+//     vomma, zomma]|null (GREEK_NAMES order), [degree, degreeInPercent, moneyType#],
 //    tradeSideCode#, sentimentType#, tradeType#|string, isETF, isIndex, sector, industry,
 //    exchange, tradeTime, openInterest
 //    (consolidated:) , tradeConsolidationType#, isGoldenSweep, lastTradeTime]
 // ---------------------------------------------------------------------------------------------
 
+// Layout 2 (ORDER_FLOW_LAYOUT_FORMAT, projections/order-flow/projections.ts): a change to the
+// positions or to a dictionary's order needs that format bumped, which rebuilds older views.
 // The codec's own dictionaries (a value is stored as its index here; a value not listed is stored
 // as its string). They are copies, not the domain lists, so that a change to a domain list never
 // changes how stored rows decode: append only — reordering would need a view rebuild.
@@ -31,8 +35,45 @@ const CONTRACT_TYPES = ['CALL', 'PUT'] as const;
 const CODEC_MONEY_TYPES = ['ATM', 'ITM', 'OTM'] as const;
 const CODEC_TRADE_SIDES = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'] as const;
 const CODEC_SENTIMENTS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
-const CODEC_TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
-const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
+const CODEC_TRADE_TYPES = [
+  'AUTO',
+  'ISO',
+  'AUCT',
+  'AUCT_ISO',
+  'CROSS',
+  'CROSS_ISO',
+  'FLR',
+  'MULTI_AUTO',
+  'MULTI_AUCT',
+  'MULTI_CROSS',
+  'MULTI_FLR',
+  'M2S_AUTO',
+  'M2S_AUCT',
+  'M2S_FLR',
+  'TIED_AUTO',
+  'TIED_AUCT',
+  'TIED_CROSS',
+  'TIED_FLR',
+] as const;
+const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT'] as const;
+/** Greek positions in the stored array (copied like the dictionaries). */
+const CODEC_GREEKS = [
+  'charm',
+  'color',
+  'delta',
+  'gamma',
+  'omega',
+  'rho',
+  'sigma',
+  'speed',
+  'theta',
+  'ultima',
+  'vanna',
+  'vega',
+  'veta',
+  'vomma',
+  'zomma',
+] as const satisfies readonly (keyof Greeks)[];
 const PRINT_ROW_LENGTH = 28;
 /**
  * Plain MessagePack: arrays, numbers, strings and nil only (no msgpackr record extension). `pack`
@@ -70,7 +111,7 @@ export function encodeRow(row: OrderFlowRow): Buffer {
     row.bidAskSpread,
     row.optionPrice,
     row.impliedVolatility ?? null,
-    g ? [g.delta, g.gamma, g.theta, g.vega, g.rho, g.charm, g.vanna] : null,
+    g ? CODEC_GREEKS.map((n) => g[n]) : null,
     [m.degree, m.degreeInPercent, idx(CODEC_MONEY_TYPES, m.moneyType)],
     idx(CODEC_TRADE_SIDES, row.tradeSideCode),
     idx(CODEC_SENTIMENTS, row.sentimentType),
@@ -85,6 +126,12 @@ export function encodeRow(row: OrderFlowRow): Buffer {
   ];
   if ('tradeConsolidationType' in row) a.push(idx(CODEC_CONSOLIDATION_TYPES, row.tradeConsolidationType), row.isGoldenSweep ? 1 : 0, row.lastTradeTime);
   return STORED_PACKR.pack(a);
+}
+
+function decodeGreeks(g: readonly number[]): Greeks {
+  const out = {} as Record<keyof Greeks, number>;
+  for (let i = 0; i < CODEC_GREEKS.length; i++) out[CODEC_GREEKS[i]] = g[i];
+  return out;
 }
 
 /** A stored array: MessagePack, or JSON text (rows and comprising trades of the earlier form). */
@@ -118,7 +165,7 @@ export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer 
     bidAskSpread: a[13],
     optionPrice: a[14],
     impliedVolatility: a[15],
-    greeks: g ? { delta: g[0], gamma: g[1], theta: g[2], vega: g[3], rho: g[4], charm: g[5], vanna: g[6] } : null,
+    greeks: g ? decodeGreeks(g) : null,
     moneyness: { degree: m[0], degreeInPercent: m[1], moneyType: sym(CODEC_MONEY_TYPES, m[2]) },
     tradeSideCode: sym(CODEC_TRADE_SIDES, a[18]),
     sentimentType: sym(CODEC_SENTIMENTS, a[19]),
