@@ -1,11 +1,11 @@
 import { optionExpiryMs, sessionDateOf } from '../../services/domain/calendar';
 import {
+  ATM_BAND,
   ROW_FORMAT,
+  moneynessOf,
   rowKeyOf,
   tradeTypeOf,
   type EnrichedPrintEvent,
-  type Moneyness,
-  type MoneyType,
   type OptionPrint,
   type SentimentType,
   type TradeSide,
@@ -13,6 +13,9 @@ import {
 import { parseOsi, type ContractRight, type OsiParts } from '../../services/domain/osi';
 import { bsmGreeks, impliedVolatility } from '../../services/domain/pricing';
 import { UuidV5 } from './row-ids';
+
+// The moneyness rule lives in the domain (the view codec upgrades older rows with it too).
+export { ATM_BAND, moneynessOf };
 
 /**
  * Enrichment of one option print: the `enriched-print` event (schemas/enriched-print.avsc),
@@ -44,7 +47,6 @@ import { UuidV5 } from './row-ids';
  * - rowKey: the print's source partition and offset; id: UUID v5 of the print id.
  */
 
-export const ATM_BAND = 0.005;
 const SIDE_TOLERANCE = 1e-6;
 /** UUID v5 namespace of unconsolidated row ids (derived from print ids, so stable on replay). */
 export const PRINT_ROW_NAMESPACE = '3c5a2b0e-6f0a-4d53-9a0e-6b1f2f7c9d41';
@@ -83,14 +85,6 @@ export function sentimentOf(right: ContractRight, side: TradeSide): SentimentTyp
   if (side === 'MID_MARKET') return 'NEUTRAL';
   const buy = side === 'ASK' || side === 'ABOVE_ASK';
   return buy === (right === 'CALL') ? 'BULLISH' : 'BEARISH';
-}
-
-export function moneynessOf(right: ContractRight, spot: number, strike: number): Moneyness {
-  const degree = Math.abs(strike - spot);
-  const inTheMoney = right === 'CALL' ? spot > strike : strike > spot;
-  // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
-  const moneyType: MoneyType = degree <= ATM_BAND * strike + 1e-9 ? 'ATM' : inTheMoney ? 'ITM' : 'OTM';
-  return { degree, degreeInPercent: (degree / spot) * 100, moneyType };
 }
 
 // A busy contract prints thousands of times a session: its symbol is parsed, and its expiry

@@ -14,7 +14,7 @@ import {
   type OrderFlowConsolidatedRow,
   type OrderFlowPrintRow,
 } from '../../services/views/order-flow';
-import { upgradeOrderFlowEvent } from '../enrich/upgrade';
+import { upgradeOrderFlowEvent } from '../../services/domain/order-flow-upgrade';
 import { orderFlowProjection } from './view-writer';
 
 /**

@@ -145,6 +145,18 @@ export interface Moneyness {
   moneyType: MoneyType;
 }
 
+/** Half-width of the at-the-money band, as a fraction of the strike. */
+export const ATM_BAND = 0.005;
+
+/** Moneyness of a contract at a stock price (Moneyness); ATM within ATM_BAND of the strike, edge included. */
+export function moneynessOf(right: 'CALL' | 'PUT', spot: number, strike: number): Moneyness {
+  const degree = Math.abs(strike - spot);
+  const inTheMoney = right === 'CALL' ? spot > strike : strike > spot;
+  // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
+  const moneyType: MoneyType = degree <= ATM_BAND * strike + 1e-9 ? 'ATM' : inTheMoney ? 'ITM' : 'OTM';
+  return { degree, degreeInPercent: (degree / spot) * 100, moneyType };
+}
+
 /** Fields of both derived events (schemas/enriched-print.avsc, consolidated-trade.avsc). */
 export interface OrderFlowCommon {
   /** 2-digit source partition + 8-char base36 source offset of the (first) print. */

@@ -11,7 +11,7 @@ import {
 } from '../../projections/enrich/enrich-print';
 import { UuidV5 } from '../../projections/enrich/row-ids';
 import { daysToExpiration, sessionDateOf } from '../../services/domain/calendar';
-import { upgradeOrderFlowEvent } from '../../projections/enrich/upgrade';
+import { upgradeOrderFlowEvent } from '../../services/domain/order-flow-upgrade';
 import type { Greeks } from '../../services/domain/pricing';
 import {
   type EnrichedPrintEvent,
