@@ -1,6 +1,7 @@
 import { INDUSTRIES, SECTORS } from '../../services/domain/enums';
 import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_SIDE_ALIASES, TRADE_TYPES } from '../../services/domain/order-flow';
 import { parseOsi } from '../../services/domain/osi';
+import { GREEK_NAMES } from '../../services/domain/pricing';
 import { OPTION_EXCHANGE_CODES } from '../../services/domain/venues';
 import type { OrderFlowConsolidatedRow, OrderFlowPrintRow, OrderFlowRow } from '../../services/views/order-flow';
 import { FieldDef, FieldSet, Scalar, show } from '../request/fields';
@@ -14,7 +15,8 @@ import { invalid } from '../request/problem';
  * convenience filters of the filter object. Shared by every endpoint over option trades.
  *
  * Nested objects project as a whole (GREEKS, MONEYNESS); their members are filterable and
- * sortable on their own (DELTA, GAMMA, ..., MONEY_TYPE, DEGREE, DEGREE_IN_PERCENT).
+ * sortable on their own (the fifteen greeks CHARM ... ZOMMA, MONEY_TYPE, DEGREE,
+ * DEGREE_IN_PERCENT). A row without greeks (no implied volatility) matches no greek condition.
  */
 
 export const sectorLookup = new EnumLookup('sector', SECTORS);
@@ -111,13 +113,7 @@ const COMMON: FieldDef<R>[] = [
   bool('IS_VOLUME_GREATER_THAN_OPEN_INTEREST', 'isVolumeGreaterThanOpenInterest', (r) => r.isVolumeGreaterThanOpenInterest),
   // Nested objects: projected as a whole, filtered and sorted by member.
   { name: 'GREEKS', type: 'number', filterable: false, projectable: true, responseKey: 'greeks', get: () => null },
-  greek('delta'),
-  greek('gamma'),
-  greek('theta'),
-  greek('vega'),
-  greek('rho'),
-  greek('charm'),
-  greek('vanna'),
+  ...GREEK_NAMES.map(greek),
   { name: 'MONEYNESS', type: 'number', filterable: false, projectable: true, responseKey: 'moneyness', get: () => null },
   enumField('MONEY_TYPE', ['MONEY_TYPES'], moneyTypeLookup, undefined, (r) => r.moneyness.moneyType),
   num('DEGREE', 'moneyness', (r) => r.moneyness.degree, { projectable: false, responseKey: undefined }),
@@ -160,6 +156,10 @@ export const OPTION_TRADE_FILTERS: FilterParam[] = [
   { key: 'exchanges', aliases: ['exchange'], kind: 'in', field: 'EXCHANGE' },
   { key: 'premiumRange', kind: 'range', field: 'PREMIUM' },
   { key: 'volumeRange', kind: 'range', field: 'VOLUME' },
+  { key: 'moneynessInDollarsRange', kind: 'range', field: 'DEGREE' },
+  { key: 'moneynessInPercentRange', kind: 'range', field: 'DEGREE_IN_PERCENT' },
+  // The vendor's greek ranges, deltaRange ... zommaRange.
+  ...GREEK_NAMES.map((n): FilterParam => ({ key: `${n}Range`, kind: 'range', field: n.toUpperCase() })),
 ];
 
 /** Additions of both order-flow tapes. */

@@ -1,10 +1,11 @@
 import { optionExpiryMs, sessionDateOf } from '../../services/domain/calendar';
 import {
+  ATM_BAND,
+  ROW_FORMAT,
+  moneynessOf,
   rowKeyOf,
   tradeTypeOf,
   type EnrichedPrintEvent,
-  type Moneyness,
-  type MoneyType,
   type OptionPrint,
   type SentimentType,
   type TradeSide,
@@ -12,6 +13,9 @@ import {
 import { parseOsi, type ContractRight, type OsiParts } from '../../services/domain/osi';
 import { bsmGreeks, impliedVolatility } from '../../services/domain/pricing';
 import { UuidV5 } from './row-ids';
+
+// The moneyness rule lives in the domain (the view codec upgrades older rows with it too).
+export { ATM_BAND, moneynessOf };
 
 /**
  * Enrichment of one option print: the `enriched-print` event (schemas/enriched-print.avsc),
@@ -30,8 +34,12 @@ import { UuidV5 } from './row-ids';
  *   American equity options is ignored, which understates puts deep in the money slightly) from
  *   the NBBO midpoint, so it does not depend on which side traded; from the print price when the
  *   midpoint admits no volatility; null when neither does. Greeks use that volatility.
- * - moneyness: degree = (S - K) / K for calls and (K - S) / K for puts (positive in the money);
- *   ATM when |S - K| <= ATM_BAND x K (0.5 %, edge included).
+ * - moneyness: degree = |K - S| in dollars (never negative: moneyType says which side),
+ *   degreeInPercent = degree / S x 100; ATM when |S - K| <= ATM_BAND x K (0.5 %, edge included),
+ *   else ITM or OTM by the contract type.
+ * - greeks: all fifteen (services/domain/pricing.ts bsmGreeks, units there); sigma is the implied
+ *   volatility.
+ * - tradeType: the vendor's name of the first recognised condition code (tradeTypeOf).
  * - sentiment: buying calls or selling puts is BULLISH, buying puts or selling calls BEARISH;
  *   at the ask or above is a buy, at the bid or below a sell, mid-market NEUTRAL.
  * - sessionDate: the New York calendar date of the print; volume: the contract's cumulative
@@ -39,7 +47,6 @@ import { UuidV5 } from './row-ids';
  * - rowKey: the print's source partition and offset; id: UUID v5 of the print id.
  */
 
-export const ATM_BAND = 0.005;
 const SIDE_TOLERANCE = 1e-6;
 /** UUID v5 namespace of unconsolidated row ids (derived from print ids, so stable on replay). */
 export const PRINT_ROW_NAMESPACE = '3c5a2b0e-6f0a-4d53-9a0e-6b1f2f7c9d41';
@@ -78,13 +85,6 @@ export function sentimentOf(right: ContractRight, side: TradeSide): SentimentTyp
   if (side === 'MID_MARKET') return 'NEUTRAL';
   const buy = side === 'ASK' || side === 'ABOVE_ASK';
   return buy === (right === 'CALL') ? 'BULLISH' : 'BEARISH';
-}
-
-export function moneynessOf(right: ContractRight, spot: number, strike: number): Moneyness {
-  const degree = (right === 'CALL' ? spot - strike : strike - spot) / strike;
-  // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
-  const moneyType: MoneyType = Math.abs(spot - strike) <= ATM_BAND * strike + 1e-9 ? 'ATM' : degree > 0 ? 'ITM' : 'OTM';
-  return { degree, degreeInPercent: degree * 100, moneyType };
 }
 
 // A busy contract prints thousands of times a session: its symbol is parsed, and its expiry
@@ -163,5 +163,6 @@ export function enrichPrint(p: RawPrint, at: SourcePosition, ctx: PrintContext):
     industry: ctx.industry,
     exchange: p.exchange,
     tradeTime: p.time,
+    rowFormat: ROW_FORMAT,
   };
 }

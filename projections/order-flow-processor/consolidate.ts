@@ -5,7 +5,8 @@ import {
   directionOf,
   type ComprisingTrade,
   type ConsolidatedTradeEvent,
-  type ConsolidationType,
+  type ConsolidationState,
+  ROW_FORMAT,
   type EnrichedPrintEvent,
   type TradeSide,
 } from '../../services/domain/order-flow';
@@ -14,7 +15,7 @@ import { sentimentOf, tradeSideOf } from '../enrich/enrich-print';
 import { UuidV5 } from '../enrich/row-ids';
 
 /**
- * Consolidation of enriched prints into consolidated trades (sweeps, splits, blocks, singles):
+ * Consolidation of enriched prints into consolidated trades (sweeps, splits, blocks):
  * a pure fold over one partition's prints in partition order. Only event time decides grouping —
  * no timers, no wall clock — so the same prints in the same order give byte-identical versions.
  *
@@ -25,7 +26,9 @@ import { UuidV5 } from '../enrich/row-ids';
  *   lastTradeTime is the latest trade time among the trade's prints, so a print reported slightly
  *   out of time order cannot move the window backwards.
  * - Type: SWEEP when the prints span two or more exchanges, else SPLIT with two or more prints,
- *   else BLOCK when size >= BLOCK_MIN_SIZE, else SINGLE.
+ *   else BLOCK when size >= BLOCK_MIN_SIZE, else SINGLE: a lone print below the block size, which
+ *   is not a consolidated trade (the consolidated view leaves such versions out; the next print
+ *   that joins makes the group a SPLIT or SWEEP under the same id).
  * - rowKey, id (UUID v5 of the first print's id in CONSOLIDATED_ROW_NAMESPACE), dte, stockPrice,
  *   bid/ask/spread, implied volatility, greeks, moneyness, tradeType, exchange, tradeTime and the
  *   reference fields are the FIRST print's; premium and size are sums in partition order; volume
@@ -58,7 +61,7 @@ export interface ConsolidatorState {
   groups: Record<string, ConsolidatedTradeEvent>;
 }
 
-function classify(trades: readonly ComprisingTrade[], size: number): ConsolidationType {
+function classify(trades: readonly ComprisingTrade[], size: number): ConsolidationState {
   const first = trades[0].exchange;
   for (let i = 1; i < trades.length; i++) if (trades[i].exchange !== first) return 'SWEEP';
   if (trades.length >= 2) return 'SPLIT';
@@ -135,6 +138,7 @@ function version(
     tradeTime: head.tradeTime,
     lastTradeTime,
     comprisingTrades: trades,
+    rowFormat: ROW_FORMAT,
   };
 }
 

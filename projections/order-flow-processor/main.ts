@@ -1,6 +1,6 @@
 import path from 'path';
 import { loadConfig, numberVar, portVar, positiveIntVar } from '../../services/config';
-import { RISK_FREE_RATE } from '../../services/domain/rates';
+import { configuredRiskFreeRate } from '../../services/domain/rates';
 import { createLogger } from '../../services/log';
 import { serveMetrics } from '../../services/metrics/serve';
 import { startThreads } from '../../services/threads/pool';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const threads = positiveIntVar('MDQ_PROCESSOR_THREADS', 1, env, 64);
   const base: Omit<ThreadTask, 'thread'> = {
     config,
-    rate: numberVar('MDQ_RISK_FREE_RATE', RISK_FREE_RATE, 'a rate between -1 and 1 (exclusive)', (v) => Number.isFinite(v) && v > -1 && v < 1, env),
+    rate: configuredRiskFreeRate(env),
     chunkSize: positiveIntVar('MDQ_PROCESSOR_CHUNK', 2_000, env),
     concurrency: positiveIntVar('MDQ_PROCESSOR_CONCURRENCY', 12, env),
     fetchBytesPerPartition: numberVar('MDQ_PROCESSOR_FETCH_BYTES', 1024 * 1024, 'an integer of at least 1024', (v) => Number.isInteger(v) && v >= 1024, env),

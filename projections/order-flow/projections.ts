@@ -1,5 +1,12 @@
 import { topicFor } from '../../schemas/catalog';
-import { openInterestFlags, type ConsolidatedTradeEvent, type EnrichedPrintEvent, type OpenInterestFlags } from '../../services/domain/order-flow';
+import {
+  isConsolidatedRow,
+  openInterestFlags,
+  type ConsolidatedTradeEvent,
+  type EnrichedPrintEvent,
+  type OpenInterestFlags,
+} from '../../services/domain/order-flow';
+import { configuredRiskFreeRate } from '../../services/domain/rates';
 import {
   ORDER_FLOW_CONSOLIDATED_VIEW,
   ORDER_FLOW_PRINTS_VIEW,
@@ -7,7 +14,14 @@ import {
   type OrderFlowConsolidatedRow,
   type OrderFlowPrintRow,
 } from '../../services/views/order-flow';
+import { upgradeOrderFlowEvent } from '../../services/domain/order-flow-upgrade';
 import { orderFlowProjection } from './view-writer';
+
+/**
+ * Layout of both order-flow views' stored rows. 2: fifteen greeks, dollar moneyness, vendor
+ * trade types, no SINGLE rows; a view stored under layout 1 is rebuilt on start (ViewProjector).
+ */
+export const ORDER_FLOW_LAYOUT_FORMAT = 2;
 
 /**
  * The row of an event: the event itself (the chunk's own decoded copy, used once) with the
@@ -17,12 +31,19 @@ import { orderFlowProjection } from './view-writer';
  * conflict) sets the same fields again from the event's own values, so the result is the same.
  */
 function withOpenInterest<E extends EnrichedPrintEvent | ConsolidatedTradeEvent>(e: E, openInterest: number): E & OpenInterestFlags {
-  return Object.assign(e, openInterestFlags(e, openInterest));
+  return Object.assign(upgradeOrderFlowEvent(e, rate()), openInterestFlags(e, openInterest));
+}
+
+// The rate events of an older row format are re-priced with: read once, on first need.
+let riskFreeRate: number | undefined;
+function rate(): number {
+  return (riskFreeRate ??= configuredRiskFreeRate());
 }
 
 /** Unconsolidated prints (derived.order-flow.prints) joined with the open interest. */
 export const orderFlowPrintsProjection = orderFlowProjection<EnrichedPrintEvent>({
   view: ORDER_FLOW_PRINTS_VIEW,
+  format: ORDER_FLOW_LAYOUT_FORMAT,
   rows: topicFor('enriched-print')!,
   toRow: (e, openInterest): OrderFlowPrintRow => withOpenInterest(e, openInterest),
 });
@@ -30,10 +51,14 @@ export const orderFlowPrintsProjection = orderFlowProjection<EnrichedPrintEvent>
 /**
  * Consolidated trades (derived.order-flow.consolidated): each version of a trade replaces the
  * earlier one under the same rowKey (the trade's first print); comprising trades go to `<D>:ct`.
+ * Versions typed SINGLE (one print below the block size) are not consolidated trades and are
+ * left out; a trade's versions only ever grow, so a row never turns back into a SINGLE.
  */
 export const orderFlowConsolidatedProjection = orderFlowProjection<ConsolidatedTradeEvent>({
   view: ORDER_FLOW_CONSOLIDATED_VIEW,
+  format: ORDER_FLOW_LAYOUT_FORMAT,
   rows: topicFor('consolidated-trade')!,
-  toRow: (e, openInterest): OrderFlowConsolidatedRow => withOpenInterest(e, openInterest),
+  admits: (e) => isConsolidatedRow(e.tradeConsolidationType),
+  toRow: (e, openInterest): OrderFlowConsolidatedRow => withOpenInterest(e, openInterest) as OrderFlowConsolidatedRow,
   comprising: (e) => encodeComprising(e.comprisingTrades),
 });

@@ -47,6 +47,10 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 
 export interface OrderFlowViewSpec<E extends OrderFlowCommon> {
   view: string;
+  /** Layout of the stored rows (Projection.format): a change rebuilds older views on start. */
+  format: number;
+  /** Whether an event is a row of this view (default: every event is). */
+  admits?(e: E): boolean;
   /** The derived topic of the rows. */
   rows: TopicSpec;
   /** The stored row of an event, joined with the contract's open interest. */
@@ -172,7 +176,7 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
     if (ev.value === null) continue;
     const e = ev.value as unknown as E;
     latest.delete(e.rowKey);
-    latest.set(e.rowKey, e);
+    if (!spec.admits || spec.admits(e)) latest.set(e.rowKey, e);
   }
   if (!latest.size) return [];
   const bySession = groupBy(latest.values(), (e) => e.sessionDate);
@@ -308,6 +312,7 @@ function queueOpenInterest(
 export function orderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>): Projection {
   return {
     view: spec.view,
+    format: spec.format,
     topics: [spec.rows, OPEN_INTEREST],
     // Rows projected before their contract's open interest are re-derived when it arrives: on a
     // replay without a lead topic that doubled the work of about half the rows.

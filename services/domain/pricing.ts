@@ -82,34 +82,114 @@ export function bsmPrice(o: BsmInputs): number {
 }
 
 /**
- * Black-Scholes-Merton sensitivities, in the units a trader reads them in:
- * - delta: per $1 of the underlying (calls 0..1, puts -1..0)
- * - gamma: change of delta per $1 of the underlying
- * - theta: value change per calendar day (time decay, usually negative)
- * - vega: value change per 1 volatility point (0.01)
- * - rho: value change per 1 % of the risk-free rate (0.01)
- * - charm: change of delta per calendar day (delta decay)
- * - vanna: change of delta per 1 volatility point (0.01)
- * At or after expiry, or with zero volatility, all are 0 except delta (the intrinsic 0 or ±e^{-qT}).
+ * Black-Scholes-Merton sensitivities: the fifteen of an order-flow row (the vendor's set), in the
+ * units a trader reads them in. "Per day" is per calendar day of time passing (1/365 of a year;
+ * the sign is that of the change as expiry approaches), "per vol point" per 0.01 of annual
+ * volatility, "per rate point" per 0.01 of the continuously compounded rate.
+ * - delta: value change per $1 of the underlying (calls 0..1, puts -1..0)
+ * - gamma: delta change per $1 of the underlying
+ * - speed: gamma change per $1 of the underlying (third derivative in spot)
+ * - theta: value change per day (time decay, usually negative)
+ * - charm: delta change per day (delta decay)
+ * - color: gamma change per day
+ * - vega: value change per vol point
+ * - vanna: delta change per vol point (equally: vega change per $1 of the underlying, / 100)
+ * - zomma: gamma change per vol point
+ * - vomma: vega change (per vol point) per vol point (second derivative in volatility / 100^2)
+ * - ultima: vomma change per vol point (third derivative in volatility / 100^3)
+ * - veta: vega change (per vol point) per day
+ * - rho: value change per rate point
+ * - omega: elasticity (lambda), delta x spot / model value: percent value change per 1 % of the
+ *   underlying; dimensionless; 0 when the model value is 0
+ * - sigma: the volatility priced with, fractional (the row's implied volatility, e.g. 0.394)
+ * At or after expiry, or with zero volatility, every sensitivity is 0 except delta (the intrinsic
+ * 0 or ±e^{-qT}) and omega (from that delta and the intrinsic value); sigma is the input.
  */
 export interface Greeks {
+  charm: number;
+  color: number;
   delta: number;
   gamma: number;
-  theta: number;
-  vega: number;
+  omega: number;
   rho: number;
-  charm: number;
+  sigma: number;
+  speed: number;
+  theta: number;
+  ultima: number;
   vanna: number;
+  vega: number;
+  veta: number;
+  vomma: number;
+  zomma: number;
 }
 
+/** The fifteen greek names, alphabetical (the vendor's order; the codec's and the schemas'). */
+export const GREEK_NAMES = [
+  'charm',
+  'color',
+  'delta',
+  'gamma',
+  'omega',
+  'rho',
+  'sigma',
+  'speed',
+  'theta',
+  'ultima',
+  'vanna',
+  'vega',
+  'veta',
+  'vomma',
+  'zomma',
+] as const satisfies readonly (keyof Greeks)[];
+export type GreekName = (typeof GREEK_NAMES)[number];
+
+/** Each greek's unit and scaling, as the API documents it (see Greeks). */
+export const GREEK_UNITS: Readonly<Record<GreekName, string>> = {
+  charm: 'delta change per calendar day',
+  color: 'gamma change per calendar day',
+  delta: 'value change per $1 of the underlying',
+  gamma: 'delta change per $1 of the underlying',
+  omega: 'elasticity: % value change per 1 % of the underlying (delta x S / V)',
+  rho: 'value change per 1 % of the risk-free rate',
+  sigma: 'the implied volatility, fractional',
+  speed: 'gamma change per $1 of the underlying',
+  theta: 'value change per calendar day',
+  ultima: 'vomma change per volatility point',
+  vanna: 'delta change per volatility point (0.01)',
+  vega: 'value change per volatility point (0.01)',
+  veta: 'vega change per calendar day',
+  vomma: 'vega change per volatility point',
+  zomma: 'gamma change per volatility point',
+};
+
 const DAYS_PER_YEAR = 365;
+/** Volatility and rate points: sensitivities are quoted per 0.01, not per 1.00. */
+const POINT = 100;
 
 export function bsmGreeks(o: BsmInputs): Greeks {
   const { spot: s, strike: k, t, vol, rate: r, dividend: q } = o;
   const call = o.right === 'CALL';
   if (t <= 0 || vol <= 0) {
     const itm = call ? s > k : s < k;
-    return { delta: itm ? (call ? 1 : -1) * Math.exp(-q * Math.max(t, 0)) : 0, gamma: 0, theta: 0, vega: 0, rho: 0, charm: 0, vanna: 0 };
+    const delta = itm ? (call ? 1 : -1) * Math.exp(-q * Math.max(t, 0)) : 0;
+    const value = bsmPrice(o);
+    return {
+      charm: 0,
+      color: 0,
+      delta,
+      gamma: 0,
+      omega: value > 0 ? (delta * s) / value : 0,
+      rho: 0,
+      sigma: vol,
+      speed: 0,
+      theta: 0,
+      ultima: 0,
+      vanna: 0,
+      vega: 0,
+      veta: 0,
+      vomma: 0,
+      zomma: 0,
+    };
   }
   const sqrtT = Math.sqrt(t);
   const sq = vol * sqrtT;
@@ -121,22 +201,37 @@ export function bsmGreeks(o: BsmInputs): Greeks {
   const nd1 = normCdf(call ? d1 : -d1);
   const nd2 = normCdf(call ? d2 : -d2);
   const sign = call ? 1 : -1;
+  const value = call ? s * eq * nd1 - k * er * nd2 : k * er * nd2 - s * eq * nd1;
   const delta = sign * eq * nd1;
   const gamma = (eq * pdf) / (s * sq);
-  const vegaYear = s * eq * pdf * sqrtT;
+  const vegaUnit = s * eq * pdf * sqrtT;
   const thetaYear = (-s * eq * pdf * vol) / (2 * sqrtT) - sign * r * k * er * nd2 + sign * q * s * eq * nd1;
-  const rhoYear = sign * k * t * er * nd2;
-  // dDelta/dt (calendar time passing), i.e. minus the derivative with respect to time to expiry.
+  const rhoUnit = sign * k * t * er * nd2;
+  // The time derivatives below are of calendar time passing, i.e. minus those in time to expiry.
   const charmYear = sign * q * eq * nd1 - (eq * pdf * (2 * (r - q) * t - d2 * sq)) / (2 * t * sq);
+  const colorYear = ((eq * pdf) / (2 * s * t * sq)) * (2 * q * t + 1 + ((2 * (r - q) * t - d2 * sq) / sq) * d1);
+  const vetaYear = s * eq * pdf * sqrtT * (q + ((r - q) * d1) / sq - (1 + d1 * d2) / (2 * t));
   const vannaUnit = (-eq * pdf * d2) / vol;
+  const vommaUnit = (vegaUnit * d1 * d2) / vol;
+  const ultimaUnit = (-vegaUnit / (vol * vol)) * (d1 * d2 * (1 - d1 * d2) + d1 * d1 + d2 * d2);
+  const speed = (-gamma / s) * (d1 / sq + 1);
+  const zommaUnit = (gamma * (d1 * d2 - 1)) / vol;
   return {
+    charm: charmYear / DAYS_PER_YEAR,
+    color: colorYear / DAYS_PER_YEAR,
     delta,
     gamma,
+    omega: value > 0 ? (delta * s) / value : 0,
+    rho: rhoUnit / POINT,
+    sigma: vol,
+    speed,
     theta: thetaYear / DAYS_PER_YEAR,
-    vega: vegaYear / 100,
-    rho: rhoYear / 100,
-    charm: charmYear / DAYS_PER_YEAR,
-    vanna: vannaUnit / 100,
+    ultima: ultimaUnit / (POINT * POINT * POINT),
+    vanna: vannaUnit / POINT,
+    vega: vegaUnit / POINT,
+    veta: vetaYear / (POINT * DAYS_PER_YEAR),
+    vomma: vommaUnit / (POINT * POINT),
+    zomma: zommaUnit / POINT,
   };
 }
 

@@ -1,3 +1,4 @@
+import { numberVar } from '../config';
 /**
  * Pricing parameters shared by the simulator (it quotes options with them) and the order-flow
  * processor (it solves implied volatility and greeks with them). The processor reads the rate
@@ -25,4 +26,9 @@ const DIVIDENDS: Record<string, number> = {
 
 export function dividendYield(symbol: string): number {
   return DIVIDENDS[symbol] ?? 0;
+}
+
+/** The risk-free rate the processor prices with: MDQ_RISK_FREE_RATE, else RISK_FREE_RATE. */
+export function configuredRiskFreeRate(env: NodeJS.ProcessEnv = process.env): number {
+  return numberVar('MDQ_RISK_FREE_RATE', RISK_FREE_RATE, 'a rate between -1 and 1 (exclusive)', (v) => Number.isFinite(v) && v > -1 && v < 1, env);
 }

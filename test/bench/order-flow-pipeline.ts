@@ -35,7 +35,7 @@ import { caughtUp, dropVersion, viewLag } from '../../projections/runtime/versio
 import { topicFor, topicName } from '../../schemas/catalog';
 import { loadConfig } from '../../services/config';
 import { sessionDateOf } from '../../services/domain/calendar';
-import { rowKeyOf } from '../../services/domain/order-flow';
+import { BLOCK_MIN_SIZE, rowKeyOf } from '../../services/domain/order-flow';
 import { loadUniverse } from '../../services/domain/universe';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { EventProducer } from '../../services/kafka/producer';
@@ -327,8 +327,9 @@ async function main(): Promise<void> {
   for (let i = 0; i < PROBES; i++) {
     const base = template[(i * 7919) % template.length];
     const sent = Date.now();
-    // A contract of its own (strike far away) so the probe is a consolidated trade of its own too.
-    const probe = { ...base, id: `probe-${stamp}-${i}`, time: sent };
+    // At least the block size, so that alone it is a consolidated row (a BLOCK): a lone smaller
+    // print is no consolidated trade and would never appear in the consolidated view.
+    const probe = { ...base, id: `probe-${stamp}-${i}`, time: sent, size: Math.max(Number(base.size), BLOCK_MIN_SIZE) };
     const [meta] = await producer.send(printSpec, [probe]);
     const rowKey = rowKeyOf(meta.partition, Number(meta.baseOffset));
     const d = sessionDateOf(sent);

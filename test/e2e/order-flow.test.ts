@@ -6,7 +6,7 @@ import type { SimEvent } from '../../ingest/simulator/events';
 import { OrderFlowPartition, UNKNOWN_REFERENCE, type ReferenceData } from '../../projections/order-flow-processor/partition-state';
 import { caughtUp, viewLag } from '../../projections/runtime/versions';
 import { avroTypeOf, topicFor, topicName } from '../../schemas/catalog';
-import { openInterestFlags, type ConsolidatedTradeEvent, type OptionPrint } from '../../services/domain/order-flow';
+import { BLOCK_MIN_SIZE, openInterestFlags, type ConsolidatedTradeEvent, type OptionPrint } from '../../services/domain/order-flow';
 import { sessionDateOf } from '../../services/domain/calendar';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { loadUniverse } from '../../services/domain/universe';
@@ -20,7 +20,7 @@ import { describeTableConformance } from '../support/table-conformance';
 import { CONSOLIDATED_FIELDS, UNCONSOLIDATED_FIELDS } from '../../api/fields/option-trade';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
-import { OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
+import { GREEKS, OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
 import { configEnv, spawnTs } from '../support/pipeline';
 
 /**
@@ -100,6 +100,8 @@ let admin: Admin;
 let api: TestApi;
 let children: ReturnType<typeof spawnTs>[] = [];
 const rows = { prints: [] as OracleRow[], consolidated: [] as OracleRow[] };
+/** Groups of the fold that stayed one print below the block size: on no consolidated row. */
+const lonePrints: OracleRow[] = [];
 
 /** Expected rows: the processor's pure fold over the committed source, OI joined, latest consolidated version. */
 async function expectedRows(): Promise<void> {
@@ -113,14 +115,17 @@ async function expectedRows(): Promise<void> {
     for (const r of records) {
       const print = printType.fromBuffer(r.value!.subarray(5)) as OptionPrint;
       const { enriched, consolidated } = part.apply(print, r.offset, REFERENCE.get(print.ticker) ?? UNKNOWN_REFERENCE);
-      const { printId: _printId, ...row } = enriched;
+      const { printId: _printId, rowFormat: _f, ...row } = enriched;
       rows.prints.push({ ...row, ...openInterestFlags(enriched, oi.get(`${enriched.sessionDate}|${enriched.osi}`) ?? 0) });
       latest.set(consolidated.rowKey, consolidated);
     }
   }
   for (const c of latest.values()) {
-    const { version: _v, lastTradeTime: _l, osi: _o, ...row } = c;
-    rows.consolidated.push({ ...row, ...openInterestFlags(c, oi.get(`${c.sessionDate}|${c.osi}`) ?? 0) });
+    const { version: _v, lastTradeTime: _l, osi: _o, rowFormat: _f, ...row } = c;
+    const r = { ...row, ...openInterestFlags(c, oi.get(`${c.sessionDate}|${c.osi}`) ?? 0) };
+    // A lone print below the block size is no consolidated trade (docs/order-flow.md).
+    if (c.tradeConsolidationType === 'SINGLE') lonePrints.push(r);
+    else rows.consolidated.push(r);
   }
 }
 
@@ -180,7 +185,8 @@ const walk = (path: string, body: Record<string, unknown>) => walkApi(api, path,
 it('the data set has both sessions, every consolidation type and both open-interest outcomes', () => {
   expect(ofSession(rows.prints, D1).length).toBeGreaterThan(1000);
   expect(ofSession(rows.prints, D2).length).toBeGreaterThan(1000);
-  expect(new Set(rows.consolidated.map((r) => r.tradeConsolidationType))).toEqual(new Set(['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE']));
+  expect(new Set(rows.consolidated.map((r) => r.tradeConsolidationType))).toEqual(new Set(['SWEEP', 'BLOCK', 'SPLIT']));
+  expect(lonePrints.length).toBeGreaterThan(100);
   expect(rows.prints.some((r) => r.isOpeningPosition)).toBe(true);
   expect(rows.prints.some((r) => !r.isOpeningPosition)).toBe(true);
   expect(rows.consolidated.length).toBeLessThan(rows.prints.length);
@@ -209,9 +215,11 @@ describe.each(tapes)('$name', (tape) => {
   );
 
   it('small pages walk the same rows as large ones (ties included)', async () => {
-    const body = { sessionDate: D2, size: 7, sort: { field: 'SIZE', direction: 'DESCENDING' }, filter: { tickers: ['GME', 'JPM'] }, includes: ['ID'] };
+    const base = { sessionDate: D2, sort: { field: 'SIZE', direction: 'DESCENDING' }, filter: { tickers: ['GME', 'JPM'] }, includes: ['ID'] };
+    const want = evaluate(ofSession(tape.rows(), D2), base);
+    // Pages of 7, or smaller on the consolidated tape (a few dozen trades), so a walk takes > 10.
+    const body = { ...base, size: Math.max(1, Math.min(7, Math.floor(want.length / 12))) };
     const { rows: got, pages } = await walk(tape.path, body);
-    const want = evaluate(ofSession(tape.rows(), D2), body);
     expect(got.map((r) => r.id)).toEqual(want.map((r) => r.id));
     expect(pages).toBeGreaterThan(10);
   });
@@ -320,10 +328,83 @@ describe('tape-specific rules', () => {
     expect((plain.json as any).data.every((r: any) => !('comprisingTrades' in r))).toBe(true);
   });
 
-  it('every print belongs to exactly one consolidated trade', () => {
+  it('every print belongs to one consolidated trade, except the lone prints below the block size, which belong to none', () => {
     const ids = rows.consolidated.flatMap((r) => r.comprisingTrades.map((t: { id: string }) => t.id));
-    expect(ids.length).toBe(rows.prints.length);
-    expect(new Set(ids)).toEqual(new Set(rows.prints.map((r) => r.id)));
+    const lone = lonePrints.map((r) => r.comprisingTrades[0].id);
+    expect(lonePrints.every((r) => r.comprisingTrades.length === 1 && r.size < BLOCK_MIN_SIZE)).toBe(true);
+    expect(ids.length + lone.length).toBe(rows.prints.length);
+    expect(new Set([...ids, ...lone])).toEqual(new Set(rows.prints.map((r) => r.id)));
+  });
+
+  it('no consolidated row is outside SWEEP, SPLIT and BLOCK; a BLOCK is one print of 100+ contracts', async () => {
+    for (const d of [D1, D2]) {
+      const { rows: got } = await walk(C, { sessionDate: d, size: 100, includes: ['ID', 'TRADE_CONSOLIDATION_TYPE', 'SIZE'], includeComprisingTrades: true });
+      expect(got.length).toBe(ofSession(rows.consolidated, d).length);
+      expect(new Set(got.map((r) => r.tradeConsolidationType))).toEqual(new Set(['SWEEP', 'SPLIT', 'BLOCK']));
+      for (const r of got.filter((x) => x.tradeConsolidationType === 'BLOCK')) expect(r.size).toBeGreaterThanOrEqual(BLOCK_MIN_SIZE);
+    }
+    const lone = lonePrints.find((r) => r.sessionDate === D2)!;
+    const res = await api.post(C, { sessionDate: D2, filter: { tickers: lone.ticker }, filterExpression: { field: 'ID', operation: '=', value: lone.id } });
+    expect((res.json as any).data).toEqual([]);
+    // The same print is on the unconsolidated tape.
+    const print = await api.post(U, { sessionDate: D2, filterExpression: { field: 'ID', operation: '=', value: lone.comprisingTrades[0].id } });
+    expect((print.json as any).data).toHaveLength(1);
+  });
+
+  it.each(tapes)(
+    "$name rows carry the vendor's details: fifteen greeks, dollar moneyness, vendor trade types, sentiment by contract type and side",
+    async (tape) => {
+      const { rows: got } = await walk(tape.path, { sessionDate: D2, size: tape.max });
+      expect(got.length).toBe(ofSession(tape.rows(), D2).length);
+      const withGreeks = got.filter((r) => r.greeks !== null);
+      expect(withGreeks.length).toBeGreaterThan(got.length / 2);
+      for (const r of withGreeks) {
+        expect(Object.keys(r.greeks)).toEqual(GREEKS);
+        expect(r.greeks.sigma).toBe(r.impliedVolatility);
+      }
+      for (const r of got) {
+        expect(r.moneyness.degree).toBeCloseTo(Math.abs(r.strikePrice - r.stockPrice), 9);
+        expect(r.moneyness.degreeInPercent).toBeCloseTo((Math.abs(r.strikePrice - r.stockPrice) / r.stockPrice) * 100, 9);
+        const buy = r.tradeSideCode === 'ASK' || r.tradeSideCode === 'ABOVE_ASK';
+        const sell = r.tradeSideCode === 'BID' || r.tradeSideCode === 'BELOW_BID';
+        expect(r.sentimentType).toBe(!buy && !sell ? 'NEUTRAL' : buy === (r.contractType === 'CALL') ? 'BULLISH' : 'BEARISH');
+      }
+      // The simulator's condition codes are AUTO, ISOI, SLAN and SLCN.
+      expect(new Set(got.map((r) => r.tradeType))).toEqual(new Set(['AUTO', 'ISO', 'AUCT', 'CROSS']));
+    },
+  );
+
+  it('greek and moneyness ranges filter like the brute force, on both tapes', async () => {
+    const filters = [
+      { deltaRange: { min: 0.3, max: 0.7 } },
+      { gammaRange: { min: 0.01 } },
+      { thetaRange: { max: -0.05 } },
+      { vegaRange: { min: 0.1, max: 0.5 } },
+      { rhoRange: { min: 0 } },
+      { charmRange: { max: 0 } },
+      { colorRange: { min: 0 } },
+      { speedRange: { max: 0 } },
+      { vannaRange: { min: 0 } },
+      { vommaRange: { min: 0.001 } },
+      { vetaRange: { max: 0 } },
+      { omegaRange: { min: 10 } },
+      { sigmaRange: { min: 0.2, max: 0.4 } },
+      { ultimaRange: { max: 0 } },
+      { zommaRange: { max: 0 } },
+      { moneynessInDollarsRange: { max: 5 } },
+      { moneynessInPercentRange: { min: 2 } },
+    ];
+    expect(filters.map((f) => Object.keys(f)[0].replace(/Range$/, ''))).toEqual(expect.arrayContaining(GREEKS));
+    for (const tape of tapes) {
+      for (const filter of filters) {
+        const body = { sessionDate: D2, size: tape.max, filter, includes: ['ID'] };
+        const { rows: got } = await walk(tape.path, body);
+        const want = evaluate(ofSession(tape.rows(), D2), body);
+        expect({ filter, n: got.length, ids: got.map((r) => r.id) }).toEqual({ filter, n: want.length, ids: want.map((r) => r.id) });
+        expect(want.length).toBeGreaterThan(0);
+        expect(want.length).toBeLessThan(ofSession(tape.rows(), D2).length);
+      }
+    }
   });
 });
 

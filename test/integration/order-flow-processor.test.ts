@@ -314,7 +314,8 @@ describe('order-flow processor', () => {
       await expectStateExact(s);
       expect(proc.output()).toMatch(/ticker not in reference.instruments/);
 
-      // Semantics visible in the output: sessions apart, every consolidation type, the fallback.
+      // Semantics visible in the output: sessions apart, every consolidation state (SINGLE: a lone
+      // print below the block size, which the consolidated view leaves out), the fallback.
       const all = [...s.expected.consolidated.values()].flat();
       expect(new Set(all.map((c) => c.tradeConsolidationType))).toEqual(new Set(['SWEEP', 'SPLIT', 'BLOCK', 'SINGLE']));
       expect(new Set(all.map((c) => c.sessionDate))).toEqual(new Set(['2026-11-19', '2026-11-20']));

@@ -6,7 +6,7 @@ import type { Projection } from '../../projections/runtime/projection';
 import type { ViewProjector } from '../../projections/runtime/view-projector';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { PartitionKeys } from '../../services/views/keys';
-import type { ConsolidatedTradeEvent } from '../../services/domain/order-flow';
+import { isConsolidatedRow, type ConsolidatedTradeEvent } from '../../services/domain/order-flow';
 import { SECTORS } from '../../services/domain/enums';
 import {
   ORDER_FLOW_CONSOLIDATED_VIEW,
@@ -100,6 +100,7 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
   if (view === ORDER_FLOW_CONSOLIDATED_VIEW) {
     const last = new Map((consolidatedEvents ?? f.consolidated).map((e) => [e.rowKey, e]));
     for (const e of last.values()) {
+      if (!isConsolidatedRow(e.tradeConsolidationType)) continue; // a lone small print: no row
       const p = partitionOfRow(e);
       hset(
         rel(p, orderFlowKeys(new PartitionKeys('x', view, 1, p)).comprising(e.sessionDate)),

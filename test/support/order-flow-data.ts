@@ -4,11 +4,14 @@ import { MARKET_PARTITIONS, topicFor, type TopicSpec } from '../../schemas/catal
 import { partitionOf } from '../../services/kafka/partition';
 import { sessionBounds } from '../../services/domain/calendar';
 import { osiSymbol } from '../../services/domain/osi';
+import type { Greeks } from '../../services/domain/pricing';
 import {
   GOLDEN_SWEEP_PREMIUM,
   BLOCK_MIN_SIZE,
   TRADE_SIDES,
+  ROW_FORMAT,
   directionOf,
+  isConsolidatedRow,
   openInterestFlags,
   rowKeyOf,
   type ComprisingTrade,
@@ -26,7 +29,8 @@ import { applyAtomically } from '../../projections/runtime/atomic-apply';
  * tickers (spread over several partitions) and sessions, with many ties on every indexed field
  * (times repeat, premiums and sizes come from small sets), null implied volatilities, premiums
  * over every tier; consolidated trades of 1-4 prints published version by version (the trade
- * side may change between versions); open interest per contract and session.
+ * side may change between versions; a lone print below the block size is a SINGLE version, which
+ * the consolidated view leaves out); open interest per contract and session.
  */
 
 export interface OpenInterestEvent {
@@ -109,7 +113,9 @@ export function orderFlowFixture(o: { seed?: number; sessions: string[]; printsP
       volume.set(c.osi, vol);
       const iv = r() < 0.15 ? null : pick([0.25, 0.4, r()]);
       const side = pick(TRADE_SIDES);
-      const degree = (c.strike - 110) / c.strike;
+      const stockPrice = 110 + Math.floor(r() * 100) / 100;
+      const degree = Math.abs(c.strike - stockPrice);
+      const inTheMoney = c.right === 'CALL' ? stockPrice > c.strike : c.strike > stockPrice;
       prints.push({
         rowKey: rowKeyOf(p, offsets[p]++),
         id: uuidV5(`print-${n}`, NS),
@@ -124,17 +130,18 @@ export function orderFlowFixture(o: { seed?: number; sessions: string[]; printsP
         premium: price * size * 100,
         size,
         volume: vol,
-        stockPrice: 110 + Math.floor(r() * 100) / 100,
+        stockPrice,
         askPrice: price + 0.05,
         bidPrice: price - 0.05,
         bidAskSpread: 0.1,
         optionPrice: price,
         impliedVolatility: iv,
-        greeks: iv === null ? null : { delta: r(), gamma: r() / 10, theta: -r(), vega: r(), rho: r() / 100, charm: -r() / 1000, vanna: r() / 7 },
-        moneyness: { degree, degreeInPercent: degree * 100, moneyType: Math.abs(degree) < 0.005 ? 'ATM' : degree > 0 ? 'ITM' : 'OTM' },
+        // Values from small sets on some greeks, so sorts on them meet ties.
+        greeks: iv === null ? null : fixtureGreeks(r, pick, iv),
+        moneyness: { degree, degreeInPercent: (degree / stockPrice) * 100, moneyType: degree <= 0.005 * c.strike ? 'ATM' : inTheMoney ? 'ITM' : 'OTM' },
         tradeSideCode: side,
         sentimentType: side === 'MID_MARKET' ? 'NEUTRAL' : directionOf(side) === 'BUY' ? 'BULLISH' : 'BEARISH',
-        tradeType: pick(['ELECTRONIC', 'INTERMARKET_SWEEP', 'AUCTION', 'OTHER']),
+        tradeType: pick(['AUTO', 'ISO', 'AUCT', 'CROSS', 'MULTI_AUTO']),
         isETF: c.ticker === 'SPY' || c.ticker === 'QQQ' || c.ticker === 'IWM',
         isIndex: false,
         sector: c.ticker === 'SPY' ? 'ETF' : 'Technology',
@@ -142,10 +149,31 @@ export function orderFlowFixture(o: { seed?: number; sessions: string[]; printsP
         exchange: pick(['CBOE', 'ISE', 'PHLX', 'ARCA']),
         // Few distinct times: about three prints share each millisecond.
         tradeTime: open + Math.floor(r() * (o.printsPerSession / 3)) * 1_000,
+        rowFormat: ROW_FORMAT,
       });
     }
   }
   return { prints, consolidated: consolidate(prints, r), openInterest, oi: (d, osi) => oiMap.get(`${d}|${osi}`) ?? 0 };
+}
+
+function fixtureGreeks(r: () => number, pick: <T>(xs: readonly T[]) => T, sigma: number): Greeks {
+  return {
+    charm: -r() / 1000,
+    color: pick([-0.002, 0, 0.001]),
+    delta: r(),
+    gamma: r() / 10,
+    omega: pick([2, 5.5, 12]) * (r() < 0.5 ? 1 : -1),
+    rho: r() / 100,
+    sigma,
+    speed: -r() / 1e4,
+    theta: -r(),
+    ultima: pick([-0.5, 0.25]),
+    vanna: r() / 7,
+    vega: r(),
+    veta: r() / 50,
+    vomma: pick([0, 0.01, 0.02]),
+    zomma: -r() / 100,
+  };
 }
 
 /** Groups prints of one contract and session into trades of 1-4 prints; every version in order. */
@@ -211,19 +239,25 @@ function consolidate(prints: EnrichedPrintEvent[], r: () => number): Consolidate
 /** The rows the prints view must hold (open interest joined). */
 export function expectedPrintRows(f: FlowFixture): OrderFlowPrintRow[] {
   return f.prints.map((p) => {
-    const { printId, ...row } = p;
+    const { printId, rowFormat, ...row } = p;
     return { ...row, ...openInterestFlags(p, f.oi(p.sessionDate, p.osi)) };
   });
 }
 
-/** The rows the consolidated view must hold: the last version of each trade. */
+/**
+ * The rows the consolidated view must hold: the last version of each trade, unless that is a
+ * lone print below the block size (SINGLE), which is no consolidated trade.
+ */
 export function expectedConsolidatedRows(f: FlowFixture): OrderFlowConsolidatedRow[] {
   const last = new Map<string, ConsolidatedTradeEvent>();
   for (const e of f.consolidated) last.set(e.rowKey, e);
-  return [...last.values()].map((e) => {
-    const { comprisingTrades, version, ...row } = e;
-    return { ...row, ...openInterestFlags(e, f.oi(e.sessionDate, e.osi)) };
-  });
+  const out: OrderFlowConsolidatedRow[] = [];
+  for (const e of last.values()) {
+    const { comprisingTrades, version, tradeConsolidationType, rowFormat, ...row } = e;
+    if (!isConsolidatedRow(tradeConsolidationType)) continue;
+    out.push({ ...row, tradeConsolidationType, ...openInterestFlags(e, f.oi(e.sessionDate, e.osi)) });
+  }
+  return out;
 }
 
 export function partitionOfRow(r: { ticker: string }): number {

@@ -12,6 +12,9 @@ import { TRADE_SIDE_ALIASES } from '../../services/domain/order-flow';
 export type OracleRow = Record<string, any> & { rowKey: string };
 type Body = Record<string, any>;
 
+/** The fifteen greeks of a row, spelled out here rather than taken from the code under test. */
+export const GREEKS = ['charm', 'color', 'delta', 'gamma', 'omega', 'rho', 'sigma', 'speed', 'theta', 'ultima', 'vanna', 'vega', 'veta', 'vomma', 'zomma'];
+
 /** Field name (UPPER_SNAKE) -> how to read it from a row. */
 const READ: Record<string, (r: OracleRow) => unknown> = {
   ID: (r) => r.id,
@@ -44,13 +47,7 @@ const READ: Record<string, (r: OracleRow) => unknown> = {
   IS_VOLUME_GREATER_THAN_OPEN_INTEREST: (r) => r.isVolumeGreaterThanOpenInterest,
   IS_ETF: (r) => r.isETF,
   IS_INDEX: (r) => r.isIndex,
-  DELTA: (r) => r.greeks?.delta ?? null,
-  GAMMA: (r) => r.greeks?.gamma ?? null,
-  THETA: (r) => r.greeks?.theta ?? null,
-  VEGA: (r) => r.greeks?.vega ?? null,
-  RHO: (r) => r.greeks?.rho ?? null,
-  CHARM: (r) => r.greeks?.charm ?? null,
-  VANNA: (r) => r.greeks?.vanna ?? null,
+  ...Object.fromEntries(GREEKS.map((g) => [g.toUpperCase(), (r: OracleRow) => r.greeks?.[g] ?? null])),
   MONEY_TYPE: (r) => r.moneyness.moneyType,
   DEGREE: (r) => r.moneyness.degree,
   DEGREE_IN_PERCENT: (r) => r.moneyness.degreeInPercent,
@@ -74,6 +71,9 @@ const FILTERS: Record<string, [string, 'in' | 'range' | 'dateRange' | 'bool' | '
   exchanges: ['EXCHANGE', 'in'],
   premiumRange: ['PREMIUM', 'range'],
   volumeRange: ['VOLUME', 'range'],
+  moneynessInDollarsRange: ['DEGREE', 'range'],
+  moneynessInPercentRange: ['DEGREE_IN_PERCENT', 'range'],
+  ...Object.fromEntries(GREEKS.map((g): [string, [string, 'range']] => [`${g}Range`, [g.toUpperCase(), 'range']])),
   sizeRange: ['SIZE', 'range'],
   isUnusual: ['IS_UNUSUAL', 'bool'],
   isOpeningPosition: ['IS_OPENING_POSITION', 'bool'],
@@ -212,6 +212,11 @@ const SORTS = [
   'EXPIRATION_DATE',
   'TRADE_SIDE_CODE',
   'DELTA',
+  'OMEGA',
+  'VOMMA',
+  'ULTIMA',
+  'COLOR',
+  'DEGREE',
   'IS_UNUSUAL',
   'OPEN_INTEREST',
 ];
@@ -254,20 +259,30 @@ export function requestArbitrary(v: Vocabulary, maxSize: number): fc.Arbitrary<B
     sizeRange: range(v.sizes),
     volumeRange: range(v.volumes),
     strikePriceRange: range(v.strikes),
+    moneynessInDollarsRange: range([0, 0.5, 3, 10, 40]),
+    moneynessInPercentRange: range([0, 0.4, 2.5, 9, 30]),
+    // Bounds on the scale of the fixture's greeks (order-flow-data.ts), several on tie values.
+    deltaRange: range([0, 0.25, 0.5, 0.9]),
+    omegaRange: range([-12, -5.5, 0, 2, 12]),
+    vommaRange: range([0, 0.01, 0.02]),
+    colorRange: range([-0.002, 0, 0.001]),
+    thetaRange: range([-0.8, -0.3, 0]),
+    zommaRange: range([-0.01, -0.005, 0]),
+    sigmaRange: range([0.25, 0.4, 0.6]),
     expirationDateRange: fc
       .record({ startDate: fc.option(pick(v.expirations), { nil: null }), endDate: fc.option(pick(v.expirations), { nil: null }) })
       .map((r) => (r.startDate !== null && r.endDate !== null && r.startDate > r.endDate ? { startDate: r.endDate, endDate: r.startDate } : r)),
     isUnusual: fc.boolean(),
     isOpeningPosition: fc.boolean(),
     isVolumeGreaterThanOpenInterest: fc.boolean(),
-    ...(v.consolidated ? { tradeConsolidationTypes: some(['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE']), isGoldenSweep: fc.boolean() } : { osi: pick(v.osis) }),
+    ...(v.consolidated ? { tradeConsolidationTypes: some(['SWEEP', 'BLOCK', 'SPLIT']), isGoldenSweep: fc.boolean() } : { osi: pick(v.osis) }),
   };
   const filter = fc.record(filterFields, { requiredKeys: [] });
   const term = fc.oneof(
     fc.record({
-      field: pick(['PREMIUM', 'DTE', 'STRIKE_PRICE', 'DELTA', 'IMPLIED_VOLATILITY']),
+      field: pick(['PREMIUM', 'DTE', 'STRIKE_PRICE', 'DELTA', 'IMPLIED_VOLATILITY', 'VEGA', 'SPEED', 'VETA', 'ULTIMA', 'DEGREE_IN_PERCENT']),
       operation: pick(['<', '<=', '>', '>=']),
-      value: pick([...v.premiums.slice(0, 3), 0.5, -0.5, 1, 5, 30, 100]),
+      value: pick([...v.premiums.slice(0, 3), 0.5, -0.5, 0.25, 0, -1e-5, 0.01, 1, 5, 30, 100]),
     }),
     fc.record({ field: pick(['SIZE', 'VOLUME']), operation: pick(['<', '<=', '>', '>=']), value: pick([...v.sizes, ...v.volumes]) }),
     fc.record({ field: pick(['TICKER']), operation: pick(['=', '!=']), values: some(v.tickers) }),

@@ -1,12 +1,13 @@
 /**
  * The order-flow sample of the benchmarks that project without Kafka (order-flow-memory,
  * apply-path-probe): the first `n` option prints of a simulated `full` session (every 8th symbol),
- * enriched by the processor's own fold, the last version of each consolidated trade, and the
- * session's open interest of those symbols.
+ * enriched by the processor's own fold, the last version of each consolidated trade (lone prints
+ * below the block size are no consolidated trade and are left out, as the view leaves them out),
+ * and the session's open interest of those symbols.
  */
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
-import type { ConsolidatedTradeEvent, EnrichedPrintEvent, OptionPrint } from '../../services/domain/order-flow';
+import { isConsolidatedRow, type ConsolidatedTradeEvent, type EnrichedPrintEvent, type OptionPrint } from '../../services/domain/order-flow';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { SimulatedMarket } from '../../ingest/simulator/session';
 import { PROFILES } from '../../ingest/simulator/profiles';
@@ -39,7 +40,7 @@ export function orderFlowSample(n: number, date: string) {
       latest.set(out.consolidated.rowKey, out.consolidated);
     }
   }
-  return { prints, consolidated: [...latest.values()], openInterest };
+  return { prints, consolidated: [...latest.values()].filter((c) => isConsolidatedRow(c.tradeConsolidationType)), openInterest };
 }
 
 /** Events as one topic's messages, by the partition their ticker is in, offsets from 0 in each. */

@@ -11,7 +11,18 @@ import {
 } from '../../projections/enrich/enrich-print';
 import { UuidV5 } from '../../projections/enrich/row-ids';
 import { daysToExpiration, sessionDateOf } from '../../services/domain/calendar';
-import { openInterestFlags, rowKeyOf, tradeTypeOf } from '../../services/domain/order-flow';
+import { upgradeOrderFlowEvent } from '../../services/domain/order-flow-upgrade';
+import type { Greeks } from '../../services/domain/pricing';
+import {
+  type EnrichedPrintEvent,
+  type TradeType,
+  CONDITION_TRADE_TYPE,
+  LEGACY_TRADE_TYPE,
+  TRADE_TYPES,
+  openInterestFlags,
+  rowKeyOf,
+  tradeTypeOf,
+} from '../../services/domain/order-flow';
 import { bsmGreeks, bsmPrice } from '../../services/domain/pricing';
 
 const ctx: PrintContext = { volumeBefore: 0, sector: 'NOT_APPLICABLE', industry: 'NOT_APPLICABLE', isETF: true, isIndex: false, rate: 0.045, dividend: 0.013 };
@@ -65,21 +76,59 @@ describe('moneyness', () => {
     ['PUT', 597, 600, 'ATM'],
   ] as const)('%s spot %d strike %d is %s', (right, spot, strike, type) => expect(moneynessOf(right, spot, strike).moneyType).toBe(type));
 
-  it('gives the signed degree, positive in the money', () => {
-    expect(moneynessOf('CALL', 660, 600)).toEqual({ degree: 0.1, degreeInPercent: 10, moneyType: 'ITM' });
-    expect(moneynessOf('PUT', 660, 600).degree).toBeCloseTo(-0.1, 12);
+  it('gives the degree in dollars, |strike - stock price|, never negative, and in percent of the stock price', () => {
+    // The vendor's observed rows: 222.5 - 203.8 = 18.7 dollars, 18.7 / 203.8 x 100 = 9.1757 %.
+    const otm = moneynessOf('CALL', 203.8, 222.5);
+    expect(otm.degree).toBeCloseTo(18.7, 12);
+    expect(otm.degreeInPercent).toBeCloseTo(9.1757, 4);
+    expect(otm.moneyType).toBe('OTM');
+    expect(moneynessOf('CALL', 660, 600)).toEqual({ degree: 60, degreeInPercent: (60 / 660) * 100, moneyType: 'ITM' });
+    // The same distance for the put: the sign is never carried; moneyType tells the side.
+    expect(moneynessOf('PUT', 660, 600)).toEqual({ degree: 60, degreeInPercent: (60 / 660) * 100, moneyType: 'OTM' });
+    expect(moneynessOf('PUT', 540, 600)).toEqual({ degree: 60, degreeInPercent: (60 / 540) * 100, moneyType: 'ITM' });
+    expect(moneynessOf('CALL', 600, 600)).toEqual({ degree: 0, degreeInPercent: 0, moneyType: 'ATM' });
   });
 });
 
 describe('trade type', () => {
   it.each([
-    [['AUTO'], 'ELECTRONIC'],
-    [['ISOI'], 'INTERMARKET_SWEEP'],
+    [['AUTO'], 'AUTO'],
+    [['ISOI'], 'ISO'],
+    [['SLAN'], 'AUCT'],
+    [['SLAI'], 'AUCT_ISO'],
     [['SLCN'], 'CROSS'],
-    [['SLAN'], 'AUCTION'],
-    [['XYZ'], 'OTHER'],
-    [[], 'OTHER'],
+    [['SLCI'], 'CROSS_ISO'],
+    [['SLFT'], 'FLR'],
+    [['MLET'], 'MULTI_AUTO'],
+    [['MLAT'], 'MULTI_AUCT'],
+    [['MLCT'], 'MULTI_CROSS'],
+    [['MLFT'], 'MULTI_FLR'],
+    [['MESL'], 'M2S_AUTO'],
+    [['MASL'], 'M2S_AUCT'],
+    [['MFSL'], 'M2S_FLR'],
+    [['TLET'], 'TIED_AUTO'],
+    [['TLAT'], 'TIED_AUCT'],
+    [['TLCT'], 'TIED_CROSS'],
+    [['TLFT'], 'TIED_FLR'],
+    [['XYZ', 'SLCN'], 'CROSS'], // the first recognised code decides
+    [['XYZ'], 'AUTO'],
+    [[], 'AUTO'],
   ])('%j is %s', (conditions, type) => expect(tradeTypeOf(conditions)).toBe(type));
+
+  it('maps every condition code to a vendor trade type, and every vendor type has a code', () => {
+    expect(new Set(Object.values(CONDITION_TRADE_TYPE))).toEqual(new Set(TRADE_TYPES));
+  });
+
+  it('reads the earlier trade-type names as vendor names', () => {
+    expect(LEGACY_TRADE_TYPE).toEqual({
+      ELECTRONIC: 'AUTO',
+      AUCTION: 'AUCT',
+      INTERMARKET_SWEEP: 'ISO',
+      CROSS: 'CROSS',
+      MULTI_LEG: 'MULTI_AUTO',
+      OTHER: 'AUTO',
+    });
+  });
 });
 
 describe('enrichPrint', () => {
@@ -98,7 +147,8 @@ describe('enrichPrint', () => {
       optionPrice: 12.5,
       tradeSideCode: 'MID_MARKET',
       sentimentType: 'NEUTRAL',
-      tradeType: 'ELECTRONIC',
+      tradeType: 'AUTO',
+      rowFormat: 2,
       exchange: 'CBOE',
       tradeTime: TIME,
     });
@@ -206,5 +256,34 @@ describe('row id and session date helpers', () => {
     }
     for (const t of instants) expect(sessionDateAt(t)).toBe(sessionDateOf(t));
     for (const t of [...instants].reverse()) expect(sessionDateAt(t)).toBe(sessionDateOf(t));
+  });
+});
+
+describe('upgradeOrderFlowEvent (events of row format 1, replayed by a view rebuild)', () => {
+  // SPY's dividend yield is 0.013 and ctx prices at 0.045: what the processor used.
+  const current = enrichPrint({ ...base, conditions: ['SLAN'] }, at, ctx);
+  const legacyOf = (e: EnrichedPrintEvent): EnrichedPrintEvent => {
+    const g = e.greeks!;
+    const signed = (e.stockPrice - e.strikePrice) / e.strikePrice;
+    return {
+      ...e,
+      // What a format-1 event decodes to: seven greeks, the eight new ones null (schema default).
+      greeks: { ...g, color: null, omega: null, sigma: null, speed: null, ultima: null, veta: null, vomma: null, zomma: null } as unknown as Greeks,
+      moneyness: { degree: signed, degreeInPercent: signed * 100, moneyType: e.moneyness.moneyType },
+      tradeType: 'AUCTION' as TradeType,
+      rowFormat: 1,
+    };
+  };
+
+  it('gives the event enrichPrint writes today: fifteen greeks, dollar moneyness, the vendor trade type', () => {
+    expect(upgradeOrderFlowEvent(legacyOf(current), 0.045)).toEqual(current);
+  });
+
+  it('keeps null greeks null and leaves a current event untouched', () => {
+    const noIv = { ...legacyOf(current), impliedVolatility: null, greeks: null };
+    expect(upgradeOrderFlowEvent(noIv, 0.045).greeks).toBeNull();
+    expect(noIv.rowFormat).toBe(2);
+    const copy = structuredClone(current);
+    expect(upgradeOrderFlowEvent(copy, 0.5)).toEqual(current);
   });
 });

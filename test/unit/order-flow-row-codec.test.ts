@@ -1,5 +1,7 @@
-import { unpack } from 'msgpackr';
-import { openInterestFlags } from '../../services/domain/order-flow';
+import { pack, unpack } from 'msgpackr';
+import { moneynessOf, openInterestFlags } from '../../services/domain/order-flow';
+import { bsmGreeks } from '../../services/domain/pricing';
+import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
 import {
   decodeComprising,
   decodeRow,
@@ -25,6 +27,20 @@ const roundTrip = <R extends OrderFlowPrintRow | OrderFlowConsolidatedRow>(r: R)
 /** The form rows had in earlier versions: the same positional array as JSON text. */
 const legacyJson = (stored: Buffer) => JSON.stringify(unpack(stored));
 
+/** A row as layout 1 stored it: no layout mark, seven greeks, moneyness as a fraction, old trade-type names. */
+function layout1(r: OrderFlowPrintRow | OrderFlowConsolidatedRow): Buffer {
+  const a = unpack(encodeRow(r)) as unknown[];
+  a.pop(); // the layout mark
+  const g = r.greeks;
+  a[16] = g && [g.delta, g.gamma, g.theta, g.vega, g.rho, g.charm, g.vanna];
+  const signed = (r.contractType === 'CALL' ? r.stockPrice - r.strikePrice : r.strikePrice - r.stockPrice) / r.strikePrice;
+  a[17] = [signed, signed * 100, ['ATM', 'ITM', 'OTM'].indexOf(r.moneyness.moneyType)];
+  a[20] = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'].indexOf(
+    { AUTO: 'ELECTRONIC', ISO: 'INTERMARKET_SWEEP', AUCT: 'AUCTION', CROSS: 'CROSS', MULTI_AUTO: 'MULTI_LEG' }[r.tradeType as string]!,
+  );
+  return pack(a);
+}
+
 describe('stored order-flow rows', () => {
   it('the fixture has both tapes, null and non-null greeks and implied volatility', () => {
     expect(prints.length).toBeGreaterThan(100);
@@ -37,6 +53,25 @@ describe('stored order-flow rows', () => {
     for (const r of consolidated) expect(roundTrip(r)).toEqual(r);
   });
 
+  it('rows of layout 1 (read while a rebuild writes layout 2) decode upgraded: fifteen greeks, dollar moneyness, vendor trade types', () => {
+    for (const r of [...prints.slice(0, 80), ...consolidated.slice(0, 80)]) {
+      const greeks =
+        r.impliedVolatility === null
+          ? null
+          : bsmGreeks({
+              right: r.contractType,
+              spot: r.stockPrice,
+              strike: r.strikePrice,
+              t: r.dte / 365,
+              vol: r.impliedVolatility,
+              rate: RISK_FREE_RATE,
+              dividend: dividendYield(r.ticker),
+            });
+      const want = { ...r, greeks, moneyness: moneynessOf(r.contractType, r.stockPrice, r.strikePrice) };
+      expect(decodeRow(layout1(r), r.rowKey, r.sessionDate)).toEqual(want);
+    }
+  });
+
   it('doubles keep every bit; nulls, values outside the codec lists and large integers survive', () => {
     const base = prints.find((r) => r.greeks !== null)!;
     const odd: OrderFlowPrintRow = {
@@ -46,7 +81,18 @@ describe('stored order-flow rows', () => {
       stockPrice: Number.MIN_VALUE,
       optionPrice: 1e-300,
       impliedVolatility: null,
-      greeks: { delta: -0.4999999999999999, gamma: 5e-324, theta: -1.7976931348623157e308, vega: 1 / 3, rho: -0, charm: 2 ** 53 - 1, vanna: -(2 ** 31) },
+      greeks: {
+        ...base.greeks!,
+        delta: -0.4999999999999999,
+        gamma: 5e-324,
+        theta: -1.7976931348623157e308,
+        vega: 1 / 3,
+        rho: -0,
+        charm: 2 ** 53 - 1,
+        vanna: -(2 ** 31),
+        ultima: 1e-300,
+        zomma: -Number.MAX_SAFE_INTEGER,
+      },
       tradeType: 'SOMETHING_NEW' as OrderFlowPrintRow['tradeType'],
       sector: 'Ünïcode sector',
       tradeTime: 1_714_570_200_085,
@@ -58,6 +104,7 @@ describe('stored order-flow rows', () => {
     expect(back.dte).toBe(0.30000000000000004);
     expect(back.greeks!.gamma).toBe(5e-324);
     expect(back.greeks!.theta).toBe(-1.7976931348623157e308);
+    expect(back.greeks!.ultima).toBe(1e-300);
     expect(back.tradeType).toBe('SOMETHING_NEW');
     expect(back.sector).toBe('Ünïcode sector');
   });

@@ -66,7 +66,15 @@ describe('greeks', () => {
     expect(g.rho * 100).toBeCloseTo(8.91, 2);
   });
 
-  // Every greek against a central finite difference of the price (or of delta), for calls and
+  it('gives the elasticity and the volatility of the textbook call', () => {
+    // omega = delta x S / V = 0.522 x 49 / 2.40 ≈ 10.7 (Hull's elasticity of the same call).
+    expect(g.omega).toBeCloseTo((g.delta * 49) / bsmPrice(o), 12);
+    expect(g.omega).toBeCloseTo(10.66, 1);
+    expect(g.sigma).toBe(0.2);
+  });
+
+  // Every greek against central finite differences of the price (nested for the higher orders:
+  // each step differentiates the previous finite difference, never a closed form), for calls and
   // puts, with and without a dividend yield, in and out of the money.
   const cases = [
     { right: 'CALL' as const, spot: 600, strike: 610, t: 0.1, vol: 0.18, rate: 0.045, dividend: 0.013 },
@@ -74,24 +82,70 @@ describe('greeks', () => {
     { right: 'PUT' as const, spot: 35, strike: 40, t: 0.02, vol: 0.6, rate: 0.03, dividend: 0 },
     { right: 'CALL' as const, spot: 120, strike: 90, t: 1.5, vol: 0.35, rate: 0.05, dividend: 0.02 },
   ];
-  it.each(cases)('agrees with finite differences: %o', (c) => {
-    const h = 1e-4;
-    const p = (d: Partial<typeof c>) => bsmPrice({ ...c, ...d });
-    const d = (d: Partial<typeof c>) => bsmGreeks({ ...c, ...d }).delta;
+  type In = (typeof cases)[number];
+  type Fn = (c: In) => number;
+  /** d/dx of f by a central difference with step h (relative to the input where it is a price). */
+  const diff =
+    (f: Fn, x: 'spot' | 'vol' | 't' | 'rate', h: number): Fn =>
+    (c) =>
+      (f({ ...c, [x]: c[x] + h }) - f({ ...c, [x]: c[x] - h })) / (2 * h);
+  const price: Fn = (c) => bsmPrice(c);
+  /** Relative agreement: |a - b| <= tol x max(|b|, floor) (the greeks span many magnitudes). */
+  const near = (a: number, b: number, tol: number, floor: number) => expect(Math.abs(a - b)).toBeLessThanOrEqual(tol * Math.max(Math.abs(b), floor));
+
+  it.each(cases)('agrees with finite differences of the price: %o', (c) => {
     const x = bsmGreeks(c);
-    expect(x.delta).toBeCloseTo((p({ spot: c.spot + h }) - p({ spot: c.spot - h })) / (2 * h), 6);
-    expect(x.gamma).toBeCloseTo((d({ spot: c.spot + h }) - d({ spot: c.spot - h })) / (2 * h), 6);
-    expect(x.vega).toBeCloseTo((p({ vol: c.vol + h }) - p({ vol: c.vol - h })) / (2 * h) / 100, 6);
-    expect(x.rho).toBeCloseTo((p({ rate: c.rate + h }) - p({ rate: c.rate - h })) / (2 * h) / 100, 6);
-    expect(x.theta).toBeCloseTo(-((p({ t: c.t + h }) - p({ t: c.t - h })) / (2 * h)) / 365, 6);
-    expect(x.charm).toBeCloseTo(-((d({ t: c.t + h }) - d({ t: c.t - h })) / (2 * h)) / 365, 6);
-    expect(x.vanna).toBeCloseTo((d({ vol: c.vol + h }) - d({ vol: c.vol - h })) / (2 * h) / 100, 6);
+    const hs = c.spot * 2e-4;
+    const hv = 2e-4;
+    const ht = c.t * 2e-3;
+    const dS = (f: Fn) => diff(f, 'spot', hs);
+    const dV = (f: Fn) => diff(f, 'vol', hv);
+    // Calendar time passing is minus time to expiry.
+    const dT =
+      (f: Fn): Fn =>
+      (i) =>
+        -diff(f, 't', ht)(i);
+    // Relative tolerances: first and second order 1e-4, third order 5e-4 (truncation and rounding).
+    const tol = 1e-4;
+    const tol3 = 5e-4;
+    near(x.delta, dS(price)(c), tol, 1e-9);
+    near(x.gamma, dS(dS(price))(c), tol, 1e-9);
+    near(x.speed, dS(dS(dS(price)))(c), tol3, 1e-9);
+    near(x.theta * 365, dT(price)(c), tol, 1e-9);
+    near(x.charm * 365, dT(dS(price))(c), tol, 1e-9);
+    near(x.color * 365, dT(dS(dS(price)))(c), tol3, 1e-9);
+    near(x.vega * 100, dV(price)(c), tol, 1e-9);
+    near(x.vanna * 100, dV(dS(price))(c), tol, 1e-9);
+    near(x.zomma * 100, dV(dS(dS(price)))(c), tol3, 1e-9);
+    near(x.vomma * 1e4, dV(dV(price))(c), tol, 1e-9);
+    near(x.ultima * 1e6, dV(dV(dV(price)))(c), tol3, 1e-9);
+    near(x.veta * 100 * 365, dT(dV(price))(c), tol, 1e-9);
+    near(x.rho * 100, diff(price, 'rate', 1e-4)(c), tol, 1e-9);
+    near(x.omega, (x.delta * c.spot) / bsmPrice(c), 1e-12, 1e-12);
+    expect(x.sigma).toBe(c.vol);
     expect(Math.sign(x.delta)).toBe(c.right === 'CALL' ? 1 : -1);
+    expect(Math.sign(x.omega)).toBe(c.right === 'CALL' ? 1 : -1);
+  });
+
+  it.each(cases)('has the same spot and volatility sensitivities of order >= 2 for the call and the put (put-call parity): %o', (c) => {
+    const a = bsmGreeks({ ...c, right: 'CALL' });
+    const b = bsmGreeks({ ...c, right: 'PUT' });
+    for (const n of ['gamma', 'speed', 'color', 'vega', 'vanna', 'zomma', 'vomma', 'ultima', 'veta'] as const) near(a[n], b[n], 1e-9, 1e-12);
+    // Delta differs by e^{-qT} exactly (parity: C - P = S e^{-qT} - K e^{-rT}).
+    near(a.delta - b.delta, Math.exp(-c.dividend * c.t), 1e-12, 1);
+  });
+
+  it.each(cases)('satisfies the Black-Scholes-Merton equation theta + (r-q) S delta + sigma^2 S^2 gamma / 2 = r V: %o', (c) => {
+    const x = bsmGreeks(c);
+    const lhs = x.theta * 365 + (c.rate - c.dividend) * c.spot * x.delta + 0.5 * c.vol * c.vol * c.spot * c.spot * x.gamma;
+    near(lhs, c.rate * bsmPrice(c), 1e-9, 1e-6);
   });
 
   it('is the intrinsic delta and no other sensitivity at expiry', () => {
-    expect(bsmGreeks({ ...o, t: 0, spot: 55 })).toEqual({ delta: 1, gamma: 0, theta: 0, vega: 0, rho: 0, charm: 0, vanna: 0 });
-    expect(bsmGreeks({ ...o, t: 0, right: 'PUT', spot: 55 }).delta).toBe(0);
+    const z = { charm: 0, color: 0, gamma: 0, rho: 0, speed: 0, theta: 0, ultima: 0, vanna: 0, vega: 0, veta: 0, vomma: 0, zomma: 0 };
+    // In the money at expiry: delta 1, value 5, so omega = 1 x 55 / 5 = 11.
+    expect(bsmGreeks({ ...o, t: 0, spot: 55 })).toEqual({ ...z, delta: 1, omega: 11, sigma: 0.2 });
+    expect(bsmGreeks({ ...o, t: 0, right: 'PUT', spot: 55 })).toEqual({ ...z, delta: 0, omega: 0, sigma: 0.2 });
   });
 });
 

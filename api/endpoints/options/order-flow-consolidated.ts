@@ -17,7 +17,7 @@ export const orderFlowConsolidated: EndpointDef = orderFlowTape({
   path: '/options/tool/order-flow/consolidated',
   summary: 'Consolidated option flow: sweeps, blocks, splits and single prints, cursor-paged.',
   description:
-    "One row per consolidated trade (SWEEP across exchanges, SPLIT on one exchange, BLOCK of 100+ contracts, SINGLE otherwise; golden sweeps are buying sweeps of $1M or more), newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags, tradeConsolidationTypes and isGoldenSweep, or a filterExpression. `includeComprisingTrades` nests each trade's prints; `includeStatistics` adds per contract type and trade side totals on the first page.",
+    "One row per consolidated trade (SWEEP across exchanges, SPLIT on one exchange, BLOCK of one print of 100+ contracts; a lone print below 100 contracts is no consolidated trade and appears only on the unconsolidated tape; golden sweeps are buying sweeps of $1M or more), newest first by default. Sort by any filterable field in either direction (ties ordered by row); filter with the option-trade filter set, sizeRange, the open-interest flags, tradeConsolidationTypes and isGoldenSweep, or a filterExpression. `includeComprisingTrades` nests each trade's prints; `includeStatistics` adds per contract type and trade side totals on the first page.",
   view: ORDER_FLOW_CONSOLIDATED_VIEW,
   fields: CONSOLIDATED_FIELDS,
   filters: CONSOLIDATED_FILTERS,
@@ -25,7 +25,7 @@ export const orderFlowConsolidated: EndpointDef = orderFlowTape({
     tradeConsolidationTypes: {
       type: ['string', 'array'],
       items: { type: 'string' },
-      description: 'SWEEP, BLOCK, SPLIT, SINGLE (alias tradeConsolidationType).',
+      description: 'SWEEP, SPLIT, BLOCK (alias tradeConsolidationType).',
     },
     isGoldenSweep: { type: ['boolean', 'null'] },
   }),

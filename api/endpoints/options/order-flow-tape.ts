@@ -1,4 +1,5 @@
 import { CONSOLIDATION_TYPES, MONEY_TYPES, SENTIMENT_TYPES, TRADE_SIDES, TRADE_TYPES } from '../../../services/domain/order-flow';
+import { GREEK_NAMES, GREEK_UNITS } from '../../../services/domain/pricing';
 import { INDUSTRIES, SECTORS } from '../../../services/domain/enums';
 import { OPTION_EXCHANGE_CODES } from '../../../services/domain/venues';
 import { emptyStatistics, type ComprisingTrade, type IndexedSort, type OrderFlowRow } from '../../../services/views/order-flow';
@@ -218,6 +219,9 @@ export function filterSchema(extra: Record<string, JsonSchema>): JsonSchema {
       exchanges: stringOrList(`Options exchange code(s) (alias exchange): ${OPTION_EXCHANGE_CODES.join(', ')}.`),
       premiumRange: range('Premium in dollars'),
       volumeRange: range("The contract's session volume at the trade, contracts"),
+      moneynessInDollarsRange: range('moneyness.degree, |strike - stock price| in dollars'),
+      moneynessInPercentRange: range('moneyness.degreeInPercent, |strike - stock price| / stock price x 100'),
+      ...Object.fromEntries(GREEK_NAMES.map((g) => [`${g}Range`, range(`greeks.${g} (${GREEK_UNITS[g]}); rows without greeks never match`)])),
       sizeRange: range('Trade size in contracts'),
       isUnusual: { type: ['boolean', 'null'] },
       isOpeningPosition: { type: ['boolean', 'null'] },
@@ -231,18 +235,18 @@ const numberOrNull = { type: ['number', 'null'] };
 const GREEKS_SCHEMA = {
   type: ['object', 'null'],
   description:
-    'Black-Scholes-Merton greeks at the implied volatility (null when no volatility fits): delta; gamma per $1; theta per calendar day; vega per volatility point; rho per 1 % rate; charm per day; vanna per volatility point.',
-  required: ['delta', 'gamma', 'theta', 'vega', 'rho', 'charm', 'vanna'],
+    'The fifteen Black-Scholes-Merton greeks at the implied volatility (null when no volatility fits), alphabetical. A volatility point is 0.01 of annual volatility; per day is per calendar day as expiry approaches.',
+  required: [...GREEK_NAMES],
   additionalProperties: false,
-  properties: Object.fromEntries(['delta', 'gamma', 'theta', 'vega', 'rho', 'charm', 'vanna'].map((g) => [g, { type: 'number' }])),
+  properties: Object.fromEntries(GREEK_NAMES.map((g) => [g, { type: 'number', description: GREEK_UNITS[g] }])),
 };
 const MONEYNESS_SCHEMA = {
   type: 'object',
   required: ['degree', 'degreeInPercent', 'moneyType'],
   additionalProperties: false,
   properties: {
-    degree: { type: 'number', description: '(S-K)/K for calls, (K-S)/K for puts; positive in the money.' },
-    degreeInPercent: { type: 'number' },
+    degree: { type: 'number', description: '|strike - stockPrice| in dollars, never negative (moneyType tells in from out of the money).' },
+    degreeInPercent: { type: 'number', description: 'degree / stockPrice x 100.' },
     moneyType: { enum: [...MONEY_TYPES] },
   },
 };

@@ -1,4 +1,4 @@
-import type { ConsolidatedTradeEvent, EnrichedPrintEvent, OpenInterestFlags, ComprisingTrade } from '../../domain/order-flow';
+import type { ConsolidatedTradeEvent, ConsolidationType, EnrichedPrintEvent, OpenInterestFlags, ComprisingTrade } from '../../domain/order-flow';
 import type { PartitionKeys } from '../keys';
 import { encodeSortKey, indexMember } from '../sort-keys';
 import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosition, type Combo } from './combinations';
@@ -35,10 +35,14 @@ import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosi
 export const ORDER_FLOW_PRINTS_VIEW = 'order-flow-prints';
 export const ORDER_FLOW_CONSOLIDATED_VIEW = 'order-flow-consolidated';
 
-/** A stored unconsolidated row: the enriched print plus the open-interest join. */
-export type OrderFlowPrintRow = Omit<EnrichedPrintEvent, 'printId'> & OpenInterestFlags;
-/** A stored consolidated row (comprising trades are stored beside it, read only on request). */
-export type OrderFlowConsolidatedRow = Omit<ConsolidatedTradeEvent, 'comprisingTrades' | 'version'> & OpenInterestFlags;
+/** A stored unconsolidated row: the enriched print (rowFormat 2) plus the open-interest join. */
+export type OrderFlowPrintRow = Omit<EnrichedPrintEvent, 'printId' | 'rowFormat'> & OpenInterestFlags;
+/**
+ * A stored consolidated row (comprising trades are stored beside it, read only on request): a
+ * version typed SWEEP, SPLIT or BLOCK; a lone small print (SINGLE) is never a row.
+ */
+export type OrderFlowConsolidatedRow = Omit<ConsolidatedTradeEvent, 'comprisingTrades' | 'version' | 'rowFormat' | 'tradeConsolidationType'> &
+  OpenInterestFlags & { tradeConsolidationType: ConsolidationType };
 export type OrderFlowRow = OrderFlowPrintRow | OrderFlowConsolidatedRow;
 export type { ComprisingTrade };
 

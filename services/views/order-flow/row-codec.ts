@@ -1,5 +1,8 @@
 import { Packr } from 'msgpackr';
-import { openInterestFlags, type ComprisingTrade } from '../../domain/order-flow';
+import { openInterestFlags, type ComprisingTrade, type OrderFlowCommon } from '../../domain/order-flow';
+import { upgradeOrderFlowEvent } from '../../domain/order-flow-upgrade';
+import { configuredRiskFreeRate } from '../../domain/rates';
+import type { Greeks } from '../../domain/pricing';
 import type { OrderFlowRow } from './keys';
 
 // ---------------------------------------------------------------------------------------------
@@ -18,12 +21,20 @@ import type { OrderFlowRow } from './keys';
 //
 //   [id, osi, ticker, contractType#, strikePrice, expirationDate, dte, premium, size, volume,
 //    stockPrice, askPrice, bidPrice, bidAskSpread, optionPrice, impliedVolatility|null,
-//    [delta, gamma, theta, vega, rho, charm, vanna]|null, [degree, degreeInPercent, moneyType#],
+//    [charm, color, delta, gamma, omega, rho, sigma, speed, theta, ultima, vanna, vega, veta,
+//     vomma, zomma]|null (GREEK_NAMES order), [degree, degreeInPercent, moneyType#],
 //    tradeSideCode#, sentimentType#, tradeType#|string, isETF, isIndex, sector, industry,
 //    exchange, tradeTime, openInterest
-//    (consolidated:) , tradeConsolidationType#, isGoldenSweep, lastTradeTime]
+//    (consolidated:) , tradeConsolidationType#, isGoldenSweep, lastTradeTime
+//    , 2 (the layout)]
 // ---------------------------------------------------------------------------------------------
 
+// Layout 2 (ORDER_FLOW_LAYOUT_FORMAT, projections/order-flow/projections.ts): a change to the
+// positions or to a dictionary's order needs that format bumped, which rebuilds older views.
+// A layout-2 row ends with its layout number; a layout-1 row (one element shorter: seven greeks,
+// moneyness as a fraction of the strike, the earlier trade-type names) still decodes, upgraded
+// to the current shape (upgradeOrderFlowEvent), because the API reads the old version of a view
+// while the projector rebuilds the new one.
 // The codec's own dictionaries (a value is stored as its index here; a value not listed is stored
 // as its string). They are copies, not the domain lists, so that a change to a domain list never
 // changes how stored rows decode: append only — reordering would need a view rebuild.
@@ -31,9 +42,52 @@ const CONTRACT_TYPES = ['CALL', 'PUT'] as const;
 const CODEC_MONEY_TYPES = ['ATM', 'ITM', 'OTM'] as const;
 const CODEC_TRADE_SIDES = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'] as const;
 const CODEC_SENTIMENTS = ['BULLISH', 'BEARISH', 'NEUTRAL'] as const;
-const CODEC_TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
-const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
+const CODEC_TRADE_TYPES = [
+  'AUTO',
+  'ISO',
+  'AUCT',
+  'AUCT_ISO',
+  'CROSS',
+  'CROSS_ISO',
+  'FLR',
+  'MULTI_AUTO',
+  'MULTI_AUCT',
+  'MULTI_CROSS',
+  'MULTI_FLR',
+  'M2S_AUTO',
+  'M2S_AUCT',
+  'M2S_FLR',
+  'TIED_AUTO',
+  'TIED_AUCT',
+  'TIED_CROSS',
+  'TIED_FLR',
+] as const;
+const CODEC_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT'] as const;
+/** Greek positions in the stored array (copied like the dictionaries). */
+const CODEC_GREEKS = [
+  'charm',
+  'color',
+  'delta',
+  'gamma',
+  'omega',
+  'rho',
+  'sigma',
+  'speed',
+  'theta',
+  'ultima',
+  'vanna',
+  'vega',
+  'veta',
+  'vomma',
+  'zomma',
+] as const satisfies readonly (keyof Greeks)[];
 const PRINT_ROW_LENGTH = 28;
+const CONSOLIDATED_ROW_LENGTH = 31;
+const ROW_LAYOUT = 2;
+/** Layout 1's dictionaries and greek positions (to decode rows stored before layout 2). */
+const LAYOUT1_TRADE_TYPES = ['ELECTRONIC', 'AUCTION', 'INTERMARKET_SWEEP', 'CROSS', 'MULTI_LEG', 'OTHER'] as const;
+const LAYOUT1_CONSOLIDATION_TYPES = ['SWEEP', 'BLOCK', 'SPLIT', 'SINGLE'] as const;
+const LAYOUT1_GREEKS = ['delta', 'gamma', 'theta', 'vega', 'rho', 'charm', 'vanna'] as const;
 /**
  * Plain MessagePack: arrays, numbers, strings and nil only (no msgpackr record extension). `pack`
  * returns a slice of msgpackr's output buffer, which later packs write after, never over.
@@ -70,7 +124,7 @@ export function encodeRow(row: OrderFlowRow): Buffer {
     row.bidAskSpread,
     row.optionPrice,
     row.impliedVolatility ?? null,
-    g ? [g.delta, g.gamma, g.theta, g.vega, g.rho, g.charm, g.vanna] : null,
+    g ? CODEC_GREEKS.map((n) => g[n]) : null,
     [m.degree, m.degreeInPercent, idx(CODEC_MONEY_TYPES, m.moneyType)],
     idx(CODEC_TRADE_SIDES, row.tradeSideCode),
     idx(CODEC_SENTIMENTS, row.sentimentType),
@@ -84,7 +138,14 @@ export function encodeRow(row: OrderFlowRow): Buffer {
     row.openInterest,
   ];
   if ('tradeConsolidationType' in row) a.push(idx(CODEC_CONSOLIDATION_TYPES, row.tradeConsolidationType), row.isGoldenSweep ? 1 : 0, row.lastTradeTime);
+  a.push(ROW_LAYOUT);
   return STORED_PACKR.pack(a);
+}
+
+function decodeGreeks(g: readonly number[]): Greeks {
+  const out = {} as Record<keyof Greeks, number>;
+  for (let i = 0; i < CODEC_GREEKS.length; i++) out[CODEC_GREEKS[i]] = g[i];
+  return out;
 }
 
 /** A stored array: MessagePack, or JSON text (rows and comprising trades of the earlier form). */
@@ -96,6 +157,7 @@ function unpackStored(stored: Buffer | string): unknown[] {
 /** A row from its stored form, the hash field (rowKey) and the session of its key. */
 export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer | string, rowKey: string, sessionDate: string): R {
   const a = unpackStored(stored);
+  const layout1 = a.length === PRINT_ROW_LENGTH || a.length === CONSOLIDATED_ROW_LENGTH;
   const g = a[16] as number[] | null;
   const m = a[17] as [number, number, number | string];
   // One object built in place (decoding is the reader's hot path when it scans candidates).
@@ -118,11 +180,11 @@ export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer 
     bidAskSpread: a[13],
     optionPrice: a[14],
     impliedVolatility: a[15],
-    greeks: g ? { delta: g[0], gamma: g[1], theta: g[2], vega: g[3], rho: g[4], charm: g[5], vanna: g[6] } : null,
+    greeks: g ? (layout1 ? decodeLayout1Greeks(g) : decodeGreeks(g)) : null,
     moneyness: { degree: m[0], degreeInPercent: m[1], moneyType: sym(CODEC_MONEY_TYPES, m[2]) },
     tradeSideCode: sym(CODEC_TRADE_SIDES, a[18]),
     sentimentType: sym(CODEC_SENTIMENTS, a[19]),
-    tradeType: sym(CODEC_TRADE_TYPES, a[20]),
+    tradeType: sym(layout1 ? LAYOUT1_TRADE_TYPES : CODEC_TRADE_TYPES, a[20]),
     isETF: a[21] === 1,
     isIndex: a[22] === 1,
     sector: a[23],
@@ -130,8 +192,8 @@ export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer 
     exchange: a[25],
     tradeTime: a[26],
   };
-  if (a.length > PRINT_ROW_LENGTH) {
-    row.tradeConsolidationType = sym(CODEC_CONSOLIDATION_TYPES, a[28]);
+  if (a.length >= CONSOLIDATED_ROW_LENGTH) {
+    row.tradeConsolidationType = sym(layout1 ? LAYOUT1_CONSOLIDATION_TYPES : CODEC_CONSOLIDATION_TYPES, a[28]);
     row.isGoldenSweep = a[29] === 1;
     row.lastTradeTime = a[30];
   }
@@ -140,7 +202,24 @@ export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer 
   row.isOpeningPosition = f.isOpeningPosition;
   row.isVolumeGreaterThanOpenInterest = f.isVolumeGreaterThanOpenInterest;
   row.isUnusual = f.isUnusual;
+  if (layout1) {
+    row.rowFormat = 1;
+    upgradeOrderFlowEvent(row as unknown as OrderFlowCommon, riskFreeRate());
+    delete row.rowFormat;
+  }
   return row as unknown as R;
+}
+
+// The rate layout-1 rows are re-priced with (the processor's): read once, on first need.
+let rate: number | undefined;
+function riskFreeRate(): number {
+  return (rate ??= configuredRiskFreeRate());
+}
+
+function decodeLayout1Greeks(g: readonly number[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 0; i < LAYOUT1_GREEKS.length; i++) out[LAYOUT1_GREEKS[i]] = g[i];
+  return out;
 }
 
 /**
