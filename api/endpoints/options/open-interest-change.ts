@@ -4,7 +4,7 @@ import { OI_CHANGE_EXCLUSIVE, OI_CHANGE_FIELDS, OI_CHANGE_FILTERS } from '../../
 import { fragments } from '../../request/validate';
 import { tableEndpoint } from '../../tables/table-endpoint';
 
-const stringOrList = (description: string, items: Record<string, unknown> = { type: 'string' }) => ({ type: ['string', 'array'], items, description });
+const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
 const range = (description: string) => ({
   type: 'object',
   additionalProperties: false,
@@ -55,7 +55,11 @@ export const openInterestChange: EndpointDef = tableEndpoint<OiChangeRow>({
     properties: {
       tickers: stringOrList('Underlying ticker(s) (alias ticker); OR-combined.'),
       contractTypes: stringOrList('CALL and/or PUT (alias contractType).'),
-      strikePrices: stringOrList('Strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.', { type: ['number', 'string'] }),
+      strikePrices: {
+        type: ['number', 'string', 'array'],
+        items: { type: ['number', 'string'] },
+        description: 'Strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.',
+      },
       strikePriceRange: range('Strike in dollars'),
       expirationDates: stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
       expirationDateRange: {
