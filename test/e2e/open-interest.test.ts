@@ -1,11 +1,11 @@
 import { topicFor } from '../../schemas/catalog';
 import { OI_CHANGE_FIELDS } from '../../api/fields/open-interest';
 import { openInterestProjection } from '../../projections/open-interest/projection';
-import { CHANGE_SESSIONS } from '../../services/views/open-interest';
+import { CHANGE_SESSIONS, OPEN_INTEREST_VIEW } from '../../services/views/open-interest';
 import { testConfig } from '../support/env';
 import { walkApi } from '../support/cursor-walk';
 import { TestApi, startApi } from '../support/http';
-import { TestPipeline, openPipeline } from '../support/pipeline';
+import { TestPipeline, openPipeline, snapshotView } from '../support/pipeline';
 import { expectProblem } from '../support/problem';
 import { describeTableConformance } from '../support/table-conformance';
 import { OI_TICKERS, changeOracle, changeRowsOf, openInterestFixture, type OiFixture } from '../support/open-interest-data';
@@ -40,6 +40,31 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
   await pipe?.close();
+});
+
+/** A view version's keys and contents without the bookkeeping (applied offsets). */
+async function viewState(p: TestPipeline, prefix: string): Promise<Record<string, unknown>> {
+  const snap = await snapshotView(p.redis, prefix, OPEN_INTEREST_VIEW, 1);
+  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets')));
+}
+
+describe('the projection', () => {
+  it('gives the same view whatever order the sessions arrive in (oldest first here, newest first above)', async () => {
+    const other = await openPipeline(testConfig('oi-asc'));
+    try {
+      const projector = other.newProjector(other.config.keyPrefix, openInterestProjection);
+      await projector.start();
+      const oldestFirst = [...fx.openInterest].sort((a, b) => (a.sessionDate < b.sessionDate ? -1 : a.sessionDate > b.sessionDate ? 1 : 0));
+      for (let i = 0; i < oldestFirst.length; i += 4_000) await other.producer.send(topicFor('open-interest')!, oldestFirst.slice(i, i + 4_000) as never);
+      await other.producer.send(topicFor('underlying-price')!, fx.prices as never);
+      await other.waitCaughtUp(1, other.config.keyPrefix, 170_000, openInterestProjection);
+      const [a, b] = await Promise.all([viewState(pipe, config.keyPrefix), viewState(other, other.config.keyPrefix)]);
+      expect(Object.keys(a).length).toBeGreaterThan(100);
+      expect(b).toEqual(a);
+    } finally {
+      await other.close();
+    }
+  }, 180_000);
 });
 
 describeTableConformance('open-interest-change', () => ({
