@@ -97,6 +97,13 @@ export const PROBLEM_TYPES = {
     title: 'Empty open interest',
     description: 'No open interest exists for the ticker, session and expiration (Max Pain); `detail` names all three.',
   },
+  OpenInterestChangesNotKept: {
+    status: 422,
+    category: 'data-unavailable',
+    title: 'Open interest changes not kept',
+    description:
+      'Open Interest Change: change rows are kept for the newest sessions only, and the requested session is older; `detail` names the session and the oldest one kept. Open Interest Over Time and Max Pain cover every session.',
+  },
   StartSessionStockPricesUnavailable: {
     status: 422,
     category: 'data-unavailable',

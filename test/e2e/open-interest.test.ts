@@ -100,10 +100,17 @@ describe('open-interest-change', () => {
     for (const r of fresh) expect([r.previousOpenInterest, r.percentChangeInOpenInterest, r.changeInOpenInterest]).toEqual([0, null, r.currentOpenInterest]);
   });
 
-  it('a session older than the newest kept ones has no change rows', async () => {
-    const res = await api.post(CHANGE, { sessionDate: fx.sessions[SESSIONS - CHANGE_SESSIONS - 1] });
-    expect(res.status).toBe(200);
-    expect(res.json).toEqual({ data: [] });
+  it('a session older than the newest kept ones is a 422 OpenInterestChangesNotKept naming it and the oldest kept', async () => {
+    const old = fx.sessions[SESSIONS - CHANGE_SESSIONS - 1];
+    const res = await api.post(CHANGE, { sessionDate: old });
+    expect(res.status).toBe(422);
+    expect(res.json).toMatchObject({
+      status: 422,
+      code: 'OpenInterestChangesNotKept',
+      category: 'data-unavailable',
+      type: '/docs/problems/open-interest-changes-not-kept',
+    });
+    for (const part of [old, fx.sessions[SESSIONS - CHANGE_SESSIONS]]) expect(res.json.detail).toContain(part);
   });
 
   it('filters: contract type, strikes, expirations, the integer and fractional ranges, an expression', async () => {

@@ -1,5 +1,7 @@
 import { CHANGE_ROW_KEY, CHANGE_SESSIONS, OI_CHANGE_LAYOUT, type OiChangeRow } from '../../../services/views/open-interest';
 import type { EndpointDef } from '../../request/endpoint';
+import { Problem } from '../../request/problem';
+import { viewSegments } from '../../tables/view-state';
 import { OI_CHANGE_EXCLUSIVE, OI_CHANGE_FIELDS, OI_CHANGE_FILTERS } from '../../fields/open-interest';
 import { fragments } from '../../request/validate';
 import { tableEndpoint } from '../../tables/table-endpoint';
@@ -31,15 +33,16 @@ const ROW_SCHEMA = {
   },
 };
 
-export const openInterestChange: EndpointDef = tableEndpoint<OiChangeRow>({
+const table: EndpointDef = tableEndpoint<OiChangeRow>({
   path: '/options/tool/open-interest-change',
   summary: 'Per-contract change in open interest between a session and the one before it, cursor-paged.',
   description: [
     'Rows of one session: each contract listed in it, with its open interest at the start of the session and at the start of the previous session that has open interest.',
     'Open interest is the T+1 figure published before the open, so the default session is the latest one published: before the open that is the prior session.',
-    `Sort by any field (default createdTime descending; ties by row). Change rows are kept for the ${CHANGE_SESSIONS} newest sessions; an older sessionDate answers no rows (open-interest-over-time and max-pain cover every session).`,
+    `Sort by any field (default createdTime descending; ties by row). Change rows are kept for the ${CHANGE_SESSIONS} newest sessions; an older sessionDate is a 422 OpenInterestChangesNotKept (open-interest-over-time and max-pain cover every session).`,
     'A contract not listed in the previous session has previousOpenInterest 0 and percentChangeInOpenInterest null; an expired contract has no row.',
   ].join(' '),
+  problems: ['OpenInterestChangesNotKept'],
   layout: OI_CHANGE_LAYOUT,
   fields: OI_CHANGE_FIELDS,
   filters: OI_CHANGE_FILTERS,
@@ -116,3 +119,27 @@ export const openInterestChange: EndpointDef = tableEndpoint<OiChangeRow>({
     },
   },
 });
+
+/**
+ * The table endpoint, refusing a session older than the oldest one with change rows: an empty
+ * page would read as "nothing changed" when the rows were never kept.
+ */
+export const openInterestChange: EndpointDef = {
+  ...table,
+  async handle(body, ctx) {
+    const session = typeof body.sessionDate === 'string' ? body.sessionDate : null;
+    const version = session === null ? null : await ctx.views.version(OI_CHANGE_LAYOUT.view);
+    if (session !== null && version !== null) {
+      const held = await ctx.views.list(`${OI_CHANGE_LAYOUT.view}:${version}:segments`, () =>
+        viewSegments(ctx.redis, ctx.keyPrefix, OI_CHANGE_LAYOUT.view, version),
+      );
+      if (held.length >= CHANGE_SESSIONS && session < held[0]) {
+        throw new Problem(
+          'OpenInterestChangesNotKept',
+          `Open interest changes are kept for the newest ${CHANGE_SESSIONS} sessions; ${session} is older than the oldest kept, ${held[0]}.`,
+        );
+      }
+    }
+    return table.handle(body, ctx);
+  },
+};
