@@ -12,20 +12,11 @@ import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import Redis from 'ioredis';
-import { topicFor } from '../../schemas/catalog';
-import { previousTradingDay, latestCompletedSession } from '../../services/domain/calendar';
 import { freePort } from '../../services/stack/process';
-import { PartitionKeys } from '../../services/views/keys';
-import { CHANGE_SESSIONS, OPEN_INTEREST_VIEW } from '../../services/views/open-interest';
-import { openInterestProjection } from '../../projections/open-interest/projection';
-import { applyAtomically } from '../../projections/runtime/atomic-apply';
-import type { SourceEvent } from '../../projections/runtime/projection';
-import { SimulatedMarket } from '../../ingest/simulator/session';
-import { PROFILES } from '../../ingest/simulator/profiles';
-import { eventsByPartition } from '../support/order-flow-sample';
+import { CHANGE_SESSIONS } from '../../services/views/open-interest';
+import { devHistory, projectHistory } from '../support/open-interest-history';
 
 const SESSIONS = Number(process.argv[2] ?? 400);
-const CHUNK = 3_000;
 
 async function main(): Promise<void> {
   const port = await freePort();
@@ -36,46 +27,12 @@ async function main(): Promise<void> {
     await Promise.race([redis.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000)))]).finally(
       () => clearTimeout(timer),
     );
-    const market = new SimulatedMarket(42, PROFILES.dev);
-    const sessions = [latestCompletedSession(Date.now())];
-    while (sessions.length < SESSIONS) sessions.push(previousTradingDay(sessions[sessions.length - 1]));
-    // Newest first, as `ingest history` backfills: every session then reaches a partition older than the ones it holds.
-    const oiTopic = topicFor('open-interest')!.name;
-    const pxTopic = topicFor('underlying-price')!.name;
-    const byPart = new Map<number, SourceEvent[]>();
-    let oiEvents = 0;
-    for (const d of sessions) {
-      const gen = market.session(d, 'daily');
-      const events = Array.from({ length: gen.chunks }, (_, k) => gen.chunk(k)).flat();
-      const oi = events.filter((e) => e.type === 'open-interest').map((e) => e.data as { ticker: string });
-      const px = events.filter((e) => e.type === 'underlying-price').map((e) => e.data as { ticker: string });
-      oiEvents += oi.length;
-      for (const [topic, list] of [
-        [oiTopic, oi],
-        [pxTopic, px],
-      ] as const) {
-        for (const [p, evs] of eventsByPartition(topic, list)) {
-          const all = byPart.get(p) ?? [];
-          for (const e of evs) all.push({ ...e, offset: all.length });
-          byPart.set(p, all);
-        }
-      }
-    }
+    const history = devHistory(SESSIONS);
+    const oiEvents = history.openInterest.length;
     await redis.flushall();
     const before = await usedMemory(redis);
     const t0 = process.hrtime.bigint();
-    let applied = 0;
-    for (const [p, evs] of byPart) {
-      const keys = new PartitionKeys('mdq', OPEN_INTEREST_VIEW, 1, p);
-      for (let i = 0; i < evs.length; i += CHUNK) {
-        const chunk = evs.slice(i, i + CHUNK);
-        const ops = await openInterestProjection.project(chunk, keys, redis);
-        // Offsets are per partition here (one sequence over both topics): the bench applies serially.
-        const res = await applyAtomically(redis, keys.offsets, 'bench', i - 1, chunk[chunk.length - 1].offset, ops, []);
-        if (!res.applied) throw new Error('not applied');
-        applied += chunk.length;
-      }
-    }
+    const applied = await projectHistory(redis, 'mdq', history);
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const after = await usedMemory(redis);
     const byKind = await memoryByKind(redis);

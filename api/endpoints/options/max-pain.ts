@@ -6,7 +6,7 @@ import { parseFilterObject } from '../../request/filter-object';
 import { Problem, invalid } from '../../request/problem';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { latestSession, readChain, sessionPrice, tickerKeys } from '../../views/open-interest/read';
+import { latestSession, openInterestStamp, readChainAndPrice, tickerKeys } from '../../views/open-interest/read';
 
 const CELL = {
   type: 'object',
@@ -32,6 +32,7 @@ export const maxPainEndpoint: EndpointDef = {
   kind: 'aggregation',
   views: [OPEN_INTEREST_VIEW],
   problems: ['StockPriceNotFound', 'EmptyOpenInterest'],
+  cacheStamp: openInterestStamp,
   requestSchema: {
     type: 'object',
     additionalProperties: false,
@@ -85,11 +86,10 @@ export const maxPainEndpoint: EndpointDef = {
 
     const k = await tickerKeys(ctx, ticker);
     const session = selection.kind === 'session' ? selection.sessionDate : k && (await latestSession(ctx, k, ticker));
-    const chain = k && session ? await readChain(ctx, k, ticker, expiration, session) : null;
+    const { chain, price: stockPrice } = k && session ? await readChainAndPrice(ctx, k, ticker, expiration, session) : { chain: null, price: null };
     const pain = chain && chain.some((c) => c.call > 0 || c.put > 0) ? maxPain(chain) : null;
     if (!pain)
       throw new Problem('EmptyOpenInterest', `No open interest for ${ticker} in session ${session ?? '(none published)'} for expiration ${expiration}.`);
-    const stockPrice = await sessionPrice(ctx, k!, ticker, session!);
     if (stockPrice === null) throw new Problem('StockPriceNotFound', `No stock price for ${ticker} in session ${session} (expiration ${expiration}).`);
     const data: Record<string, { callIntrinsicValue: number; putIntrinsicValue: number }> = {};
     for (const c of pain.cells) data[strikeKey(c.strike)] = { callIntrinsicValue: c.callIntrinsicValue, putIntrinsicValue: c.putIntrinsicValue };

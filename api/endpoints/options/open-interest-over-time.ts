@@ -4,7 +4,7 @@ import { OI_LOOKUP_FIELDS, OI_LOOKUP_FILTERS } from '../../fields/open-interest-
 import { parseFilterObject } from '../../request/filter-object';
 import { invalid } from '../../request/problem';
 import { fragments } from '../../request/validate';
-import { readAllChains, readExpirationChains, readTotals, tickerKeys } from '../../views/open-interest/read';
+import { openInterestStamp, readAllChains, readExpirationChains, readTotals, tickerKeys } from '../../views/open-interest/read';
 
 type Totals = { callOpenInterest: number; putOpenInterest: number };
 
@@ -30,6 +30,7 @@ export const openInterestOverTime: EndpointDef = {
   ].join(' '),
   kind: 'aggregation',
   views: [OPEN_INTEREST_VIEW],
+  cacheStamp: openInterestStamp,
   requestSchema: {
     type: 'object',
     additionalProperties: false,

@@ -3,6 +3,7 @@ import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
 import { OPEN_INTEREST_VIEW, decodeChain, oiKeys, type ChainStrike } from '../../../services/views/open-interest';
 import type { EndpointContext } from '../../request/endpoint';
+import { viewStamp } from '../../tables/view-state';
 
 /**
  * Reads of the open-interest view's compact stores (services/views/open-interest.ts) for the
@@ -51,19 +52,28 @@ export async function readAllChains(ctx: EndpointContext, k: PartitionKeys, tick
   });
 }
 
-/** One session's chain of one expiration, or null when none was published. */
-export async function readChain(ctx: EndpointContext, k: PartitionKeys, ticker: string, expiration: string, session: string): Promise<ChainStrike[] | null> {
-  const stored = await ctx.redis.hget(oiKeys.chain(k, ticker, expiration), session);
-  return stored === null ? null : decodeChain(stored);
+/** The response-cache stamp of the open-interest view: its version and every partition's applied offsets. */
+export async function openInterestStamp(ctx: EndpointContext): Promise<string | null> {
+  const version = await ctx.views.version(OPEN_INTEREST_VIEW);
+  return version === null ? null : viewStamp(ctx.redis, ctx.keyPrefix, OPEN_INTEREST_VIEW, version);
 }
 
-/** The session's stock price: the official close, else the latest open or last sale of the session; null when none. */
-export async function sessionPrice(ctx: EndpointContext, k: PartitionKeys, ticker: string, session: string): Promise<number | null> {
-  const [[e1, close], [e2, last]] = (await ctx.redis.pipeline().hget(oiKeys.close(k, ticker), session).hget(oiKeys.last(k, ticker), session).exec())! as [
-    [Error | null, string | null],
-    [Error | null, string | null],
-  ];
-  if (e1 || e2) throw e1 ?? e2;
-  const v = close ?? last;
-  return v === null ? null : Number(v);
+/** One session's chain of one expiration and its stock price, in one round trip. */
+export async function readChainAndPrice(
+  ctx: EndpointContext,
+  k: PartitionKeys,
+  ticker: string,
+  expiration: string,
+  session: string,
+): Promise<{ chain: ChainStrike[] | null; price: number | null }> {
+  const res = (await ctx.redis
+    .pipeline()
+    .hget(oiKeys.chain(k, ticker, expiration), session)
+    .hget(oiKeys.close(k, ticker), session)
+    .hget(oiKeys.last(k, ticker), session)
+    .exec())!;
+  for (const [err] of res) if (err) throw err;
+  const [chain, close, last] = res.map(([, v]) => v as string | null);
+  const price = close ?? last;
+  return { chain: chain === null ? null : decodeChain(chain), price: price === null ? null : Number(price) };
 }
