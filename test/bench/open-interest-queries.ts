@@ -174,6 +174,7 @@ async function main(): Promise<void> {
       API_KEY_SECRET: SECRET,
       MDQ_KEY_PREFIX: PREFIX,
       MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
+      MDQ_BURST_LIMIT_PER_SECOND: '0',
       MDQ_API_CACHE_MB: '0',
       LOG_LEVEL: 'warn',
     },
