@@ -1,4 +1,6 @@
 import { CHANGE_ROW_KEY, CHANGE_SESSIONS, OI_CHANGE_LAYOUT, type OiChangeRow } from '../../../services/views/open-interest';
+import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { partitionOf } from '../../../services/kafka/partition';
 import type { EndpointDef } from '../../request/endpoint';
 import { Problem } from '../../request/problem';
 import { viewSegments } from '../../tables/view-state';
@@ -77,10 +79,13 @@ const table: EndpointDef = tableEndpoint<OiChangeRow>({
       percentChangeInOpenInterestRange: range('Percent change, fractional (0.05 = 5 %)'),
     },
   },
+  // A ticker's rows live in its partition only; they are never more than the session's, so in the
+  // default order that index is read without counting first.
   families: (plan, { filter }) => {
     const tickers = filter.values.get('tickers') as string[] | undefined;
-    return tickers ? [plan.indexFamily('tk', 'tk', tickers)] : [];
+    return tickers ? [plan.indexFamily('tk', 'tk', tickers, (t) => [partitionOf(t, MARKET_PARTITIONS)])] : [];
   },
+  knownSmallest: (families) => families.find((f) => f.name === 'tk') ?? null,
   examples: {
     latest: { summary: 'The latest published session, default order', request: { size: 2 } },
     buildUps: {
