@@ -12,7 +12,7 @@ import { OI_TICKERS, changeOracle, changeRowsOf, openInterestFixture, type OiFix
 
 /**
  * open-interest-change, open-interest-over-time and max-pain over HTTP, against the open-interest
- * view projected from real Kafka events: a history of 400 sessions published newest first (as the
+ * view projected from real Kafka events: a long history published newest first (as the
  * backfill does), answers checked against brute force over the same events.
  */
 
