@@ -22,7 +22,7 @@ import type { TableLayout } from './table';
 
 export const OPEN_INTEREST_VIEW = 'open-interest';
 
-/** How many of a partition's newest sessions keep change rows (part of the layout: changing it bumps the format). */
+/** How many of a partition's newest sessions keep change rows. Part of the layout: a change needs a new OPEN_INTEREST_FORMAT. */
 export const CHANGE_SESSIONS = 20;
 
 /** Version of the layout above. */
