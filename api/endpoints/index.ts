@@ -1,7 +1,17 @@
 import type { EndpointDef } from '../request/endpoint';
 import { newsArticles } from './news/news-articles';
+import { maxPainEndpoint } from './options/max-pain';
+import { openInterestChange } from './options/open-interest-change';
+import { openInterestOverTime } from './options/open-interest-over-time';
 import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
 
 /** Every mounted endpoint, under /v1. One module per endpoint. */
-export const ENDPOINTS: readonly EndpointDef[] = [orderFlowConsolidated, orderFlowUnconsolidated, newsArticles];
+export const ENDPOINTS: readonly EndpointDef[] = [
+  orderFlowConsolidated,
+  orderFlowUnconsolidated,
+  newsArticles,
+  openInterestChange,
+  openInterestOverTime,
+  maxPainEndpoint,
+];

@@ -120,6 +120,12 @@ export const PROBLEM_TYPES = {
     category: 'data-unavailable',
     description: 'No open interest exists for the ticker, session and expiration (Max Pain); `detail` names all three.',
   },
+  OpenInterestChangesNotKept: {
+    status: 422,
+    category: 'data-unavailable',
+    description:
+      'Open Interest Change: change rows are kept for the newest sessions only, and the requested session is older; `detail` names the session and the oldest one kept. Open Interest Over Time and Max Pain cover every session.',
+  },
   StartSessionStockPricesUnavailable: {
     status: 422,
     category: 'data-unavailable',

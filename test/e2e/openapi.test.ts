@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app';
 import { ENDPOINTS } from '../../api/endpoints';
 import { V1 } from '../../api/request/endpoint';
+import { PROBLEM_TYPES } from '../../api/request/problem-types';
 import { DEFAULT_QUOTA } from '../../api/request/quota';
 import { createLogger } from '../../services/log';
 import { testConfig } from '../support/env';
@@ -121,7 +122,9 @@ it('every data operation documents its auth, quota and problem responses', () =>
   for (const def of ENDPOINTS) {
     const op = doc.paths[`${V1}${def.path}`].post;
     expect(op.operationId).toBeTruthy();
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '405', '413', '415', '429', '500', '503']);
+    // Plus the statuses of the endpoint's own problems (max-pain's 422s).
+    const own = (def.problems ?? []).map((c) => String(PROBLEM_TYPES[c].status));
+    expect(Object.keys(op.responses).sort()).toEqual([...new Set(['200', '400', '401', '405', '413', '415', '429', '500', '503', ...own])].sort());
     expect(Object.keys(op.responses['200'].headers)).toEqual(
       expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit', 'RateLimit-Policy', 'X-Request-Id']),
     );
@@ -143,6 +146,8 @@ it('every request example is accepted by the live API and every response example
     const validate = schema(content.responses['200'].content['application/json'].schema.$ref.split('/').pop());
     for (const [name, ex] of Object.entries(content.requestBody.content['application/json'].examples as Record<string, { value: unknown }>)) {
       const res = await api.post(`${V1}${def.path}`, ex.value);
+      // Views are empty here: an endpoint whose empty answer is one of its own 422s (max-pain) has accepted the request.
+      if (res.status === 422 && def.problems?.includes(res.json.code)) continue;
       expect({ name, status: res.status, body: res.status === 200 ? 'ok' : res.json }).toEqual({ name, status: 200, body: 'ok' });
       expect(validate(res.json) ? null : validate.errors).toBeNull();
     }

@@ -81,9 +81,9 @@ describe('/readyz and the projector process', () => {
       category: 'internal',
       instance: '/readyz',
       code: 'NotReady',
-      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing' } },
+      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing', 'open-interest': 'missing' } },
     });
-    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news not built yet/);
+    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news, open-interest not built yet/);
   });
 
   it("a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads' summed metrics report every offset applied once and zero lag", async () => {
@@ -100,7 +100,10 @@ describe('/readyz and the projector process', () => {
       90_000,
       250,
     );
-    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1 } } });
+    expect(ready.json).toEqual({
+      status: 'ready',
+      checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1, 'open-interest': 1 } },
+    });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;
