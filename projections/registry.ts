@@ -1,10 +1,17 @@
+import { equityPrintsProjection } from './equities/equity-prints';
 import { exchangeNotificationsProjection } from './equities/exchange-notifications';
 import { newsProjection } from './news/projection';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from './order-flow/projections';
 import type { Projection } from './runtime/projection';
 
 /** Every view family this codebase projects; `npm run projector` runs them all by default. */
-export const PROJECTIONS: readonly Projection[] = [newsProjection, orderFlowPrintsProjection, orderFlowConsolidatedProjection, exchangeNotificationsProjection];
+export const PROJECTIONS: readonly Projection[] = [
+  newsProjection,
+  orderFlowPrintsProjection,
+  orderFlowConsolidatedProjection,
+  exchangeNotificationsProjection,
+  equityPrintsProjection,
+];
 
 export function projectionByView(view: string): Projection | undefined {
   return PROJECTIONS.find((p) => p.view === view);

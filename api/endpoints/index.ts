@@ -1,8 +1,9 @@
 import type { EndpointDef } from '../request/endpoint';
+import { equityPrints } from './equities/equity-prints';
 import { exchangeNotifications } from './equities/exchange-notifications';
 import { newsArticles } from './news/news-articles';
 import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
 
 /** Every mounted endpoint, under /v1. One module per endpoint. */
-export const ENDPOINTS: readonly EndpointDef[] = [orderFlowConsolidated, orderFlowUnconsolidated, newsArticles, exchangeNotifications];
+export const ENDPOINTS: readonly EndpointDef[] = [orderFlowConsolidated, orderFlowUnconsolidated, newsArticles, exchangeNotifications, equityPrints];
