@@ -1,4 +1,7 @@
+import { darkPoolLevelsProjection } from './equities/dark-pool-levels';
 import { equityPrintsProjection } from './equities/equity-prints';
+import { instrumentsProjection } from './equities/instruments';
+import { stockPricesProjection } from './equities/stock-prices';
 import { exchangeNotificationsProjection } from './equities/exchange-notifications';
 import { newsProjection } from './news/projection';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from './order-flow/projections';
@@ -11,6 +14,9 @@ export const PROJECTIONS: readonly Projection[] = [
   orderFlowConsolidatedProjection,
   exchangeNotificationsProjection,
   equityPrintsProjection,
+  darkPoolLevelsProjection,
+  stockPricesProjection,
+  instrumentsProjection,
 ];
 
 export function projectionByView(view: string): Projection | undefined {

@@ -1,4 +1,5 @@
 import type { EndpointDef } from '../request/endpoint';
+import { darkPoolLevels } from './equities/dark-pool-levels';
 import { equityPrints } from './equities/equity-prints';
 import { exchangeNotifications } from './equities/exchange-notifications';
 import { newsArticles } from './news/news-articles';
@@ -6,4 +7,11 @@ import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
 
 /** Every mounted endpoint, under /v1. One module per endpoint. */
-export const ENDPOINTS: readonly EndpointDef[] = [orderFlowConsolidated, orderFlowUnconsolidated, newsArticles, exchangeNotifications, equityPrints];
+export const ENDPOINTS: readonly EndpointDef[] = [
+  orderFlowConsolidated,
+  orderFlowUnconsolidated,
+  newsArticles,
+  exchangeNotifications,
+  equityPrints,
+  darkPoolLevels,
+];

@@ -66,8 +66,8 @@ export const equityPrintsProjection: Projection = {
   },
 };
 
-/** The condition code the simulator's history sample carries (docs/ingest.md). */
-export const SAMPLE_CONDITION = 'S';
+/** The condition code of a print published in the history sample (ingest/simulator/dark-pool-sample.ts). */
+export const SAMPLE_CONDITION = 'HS';
 
 export function isSampledPrint(e: { conditions?: readonly string[] }): boolean {
   return !!e.conditions && e.conditions.includes(SAMPLE_CONDITION);
