@@ -1,4 +1,5 @@
 import { topicFor } from '../../schemas/catalog';
+import { HISTORY_SAMPLE_CONDITION } from '../../services/domain/equity-prints';
 import type { PartitionKeys } from '../../services/views/keys';
 import { EQUITY_PRINTS_FORMAT, EQUITY_PRINTS_LAYOUT, EQUITY_PRINTS_VIEW, notionalOf, type EquityPrintRow } from '../../services/views/equities/equity-prints';
 import { TableKeys, rowWrites } from '../../services/views/table';
@@ -66,9 +67,7 @@ export const equityPrintsProjection: Projection = {
   },
 };
 
-/** The condition code of a print published in the history sample (ingest/simulator/dark-pool-sample.ts). */
-export const SAMPLE_CONDITION = 'HS';
-
+/** A print of the history sample (services/domain/equity-prints.ts). */
 export function isSampledPrint(e: { conditions?: readonly string[] }): boolean {
-  return !!e.conditions && e.conditions.includes(SAMPLE_CONDITION);
+  return !!e.conditions && e.conditions.includes(HISTORY_SAMPLE_CONDITION);
 }

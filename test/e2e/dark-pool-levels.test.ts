@@ -1,6 +1,7 @@
 import { topicFor } from '../../schemas/catalog';
 import { darkPoolLevelsProjection } from '../../projections/equities/dark-pool-levels';
-import { equityPrintsProjection, SAMPLE_CONDITION } from '../../projections/equities/equity-prints';
+import { equityPrintsProjection } from '../../projections/equities/equity-prints';
+import { HISTORY_SAMPLE_CONDITION } from '../../services/domain/equity-prints';
 import { stockPricesProjection } from '../../projections/equities/stock-prices';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
@@ -30,7 +31,7 @@ const HISTORY = { date: '2024-04-30', open: Date.UTC(2024, 3, 30, 13, 30) };
 const tape = equityPrintData(TAPE, 500, 11);
 /** The history session's sample, and a sample of a tape session (ignored: that session has its tape). */
 const sample = (events: EquityPrintEventData[]) =>
-  events.filter((e) => e.printType === 'DARK_POOL').map((e) => ({ ...e, conditions: [...e.conditions, SAMPLE_CONDITION] }));
+  events.filter((e) => e.printType === 'DARK_POOL').map((e) => ({ ...e, conditions: [...e.conditions, HISTORY_SAMPLE_CONDITION] }));
 const historySample = sample(equityPrintData([HISTORY], 300, 12));
 const tapeSample = sample(tape.filter((e) => e.time >= TAPE[1].open)).slice(0, 40);
 
