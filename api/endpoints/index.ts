@@ -2,6 +2,7 @@ import type { EndpointDef } from '../request/endpoint';
 import { darkPoolLevels } from './equities/dark-pool-levels';
 import { equityPrints } from './equities/equity-prints';
 import { exchangeNotifications } from './equities/exchange-notifications';
+import { marketMap } from './equities/market-map';
 import { newsArticles } from './news/news-articles';
 import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
@@ -14,4 +15,5 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   exchangeNotifications,
   equityPrints,
   darkPoolLevels,
+  marketMap,
 ];

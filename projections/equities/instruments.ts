@@ -28,6 +28,7 @@ export const instrumentsProjection: Projection = {
         sector: v.sector,
         industry: v.industry,
         exchange: v.exchange,
+        isIndex: v.isIndex,
         sharesOutstanding: Number(v.sharesOutstanding),
         marketCap: v.marketCap,
       };
