@@ -7,6 +7,8 @@ import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import { walkApi } from '../support/cursor-walk';
+import { darkPoolLevels } from '../../api/endpoints/equities/dark-pool-levels';
+import { expectDocumentedResponse } from '../support/response-schema';
 import { testConfig } from '../support/env';
 import { equityPrintData, PRINT_TICKERS, type EquityPrintEventData } from '../support/equity-print-data';
 import { TestApi, startApi } from '../support/http';
@@ -97,6 +99,7 @@ describe('dark-pool-levels', () => {
       const res = await api.post(PATH, { filter: { ticker }, sessionDateRange: { startDate: TAPE[0].date, endDate: TAPE[1].date } });
       expect(res.status).toBe(200);
       expect(res.json.data).toEqual(totals(rows));
+      expectDocumentedResponse(darkPoolLevels, res.json);
       const keys = Object.keys(res.json.data);
       expect(keys.every((k) => /^\d+\.\d{2}$/.test(k))).toBe(true);
       expect(keys).toEqual([...keys].sort((a, b) => Number(a) - Number(b)));

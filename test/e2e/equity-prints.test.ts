@@ -2,6 +2,8 @@ import { topicFor } from '../../schemas/catalog';
 import { EQUITY_PRINT_FIELDS } from '../../api/fields/equity-prints';
 import { equityPrintsProjection } from '../../projections/equities/equity-prints';
 import { walkApi } from '../support/cursor-walk';
+import { equityPrints } from '../../api/endpoints/equities/equity-prints';
+import { expectDocumentedResponse } from '../support/response-schema';
 import { testConfig } from '../support/env';
 import { equityPrintData, expectedPrintRow, PRINT_TICKERS, type PrintRow } from '../support/equity-print-data';
 import { TestApi, startApi } from '../support/http';
@@ -146,6 +148,7 @@ describe('equity-prints', () => {
     expect(res.status).toBe(200);
     const want = oracle({});
     expect(res.json.data).toEqual(want.slice(0, 4));
+    expectDocumentedResponse(equityPrints, res.json);
     expect(res.json.nextSearchAfter).toEqual([String(want[3].tradeTime), want[3].id]);
     // Every trade side and both print types occur in the data set.
     expect(new Set(ROWS.map((r) => r.tradeSide)).size).toBe(5);

@@ -3,6 +3,8 @@ import { NOTIFICATION_TYPE_CODES } from '../../services/domain/notifications';
 import { EXCHANGE_NOTIFICATION_FIELDS } from '../../api/fields/exchange-notifications';
 import { exchangeNotificationsProjection } from '../../projections/equities/exchange-notifications';
 import { walkApi } from '../support/cursor-walk';
+import { exchangeNotifications } from '../../api/endpoints/equities/exchange-notifications';
+import { expectDocumentedResponse } from '../support/response-schema';
 import { testConfig } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline } from '../support/pipeline';
@@ -122,6 +124,7 @@ describe('exchange-notifications', () => {
     expect(res.status).toBe(200);
     const want = oracle({});
     expect(res.json.data).toEqual(want.slice(0, 5));
+    expectDocumentedResponse(exchangeNotifications, res.json);
     expect(res.json.nextSearchAfter).toEqual([String(want[4].createdTime), want[4].id]);
   });
 

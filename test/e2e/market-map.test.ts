@@ -3,6 +3,8 @@ import { instrumentsProjection } from '../../projections/equities/instruments';
 import { stockPricesProjection } from '../../projections/equities/stock-prices';
 import { sessionBounds } from '../../services/domain/calendar';
 import { loadUniverse } from '../../services/domain/universe';
+import { marketMap } from '../../api/endpoints/equities/market-map';
+import { expectDocumentedResponse } from '../support/response-schema';
 import { testConfig } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline } from '../support/pipeline';
@@ -108,6 +110,7 @@ describe('market-map', () => {
     const res = await api.post(PATH, {});
     expect(res.status).toBe(200);
     expect(res.json.data).toEqual(expected(LAST, PRICED[2]));
+    expectDocumentedResponse(marketMap, res.json);
     expect(Object.keys(res.json.data)).toEqual(Object.keys(expected(LAST, PRICED[2])));
     expect(res.json.data.SPX).toBeUndefined();
     for (const i of instruments.filter((x) => !x.isIndex)) expect(LABELS[i.sector] && LABELS[i.industry]).toBeTruthy();
