@@ -37,8 +37,8 @@ const sample = (events: EquityPrintEventData[]) =>
 const historySample = sample(equityPrintData([HISTORY], 300, 12));
 const tapeSample = sample(tape.filter((e) => e.time >= TAPE[1].open)).slice(0, 40);
 
-/** Prices: every ticker but TSLA (none at all) and NVDA (only the last session). */
-const PRICED = PRINT_TICKERS.filter((t) => t !== 'TSLA');
+/** Prices: every ticker but TSLA (none at all) and NVDA (only the last session); GME is priced and never prints. */
+const PRICED = [...PRINT_TICKERS.filter((t) => t !== 'TSLA'), 'GME'];
 const prices = [HISTORY, ...TAPE].flatMap(({ date, open }, s) =>
   PRICED.filter((t) => t !== 'NVDA' || date === TAPE[1].date).flatMap((ticker, i) =>
     [0, 1, 2, 3].map((k) => ({ ticker, sessionDate: date, time: open + k * 1000, price: 100 + i * 10 + s + k / 100, kind: k === 0 ? 'OPEN' : 'TICK' })),
@@ -134,6 +134,15 @@ describe('dark-pool-levels', () => {
     const nvda = await api.post(PATH, { filter: { ticker: 'NVDA' }, sessionDateRange: { startDate: TAPE[1].date } });
     expect(nvda.status).toBe(200);
     expect(Object.keys(nvda.json.data).length).toBeGreaterThan(0);
+    // Priced, but no off-exchange print in the range: no levels.
+    const gme = await api.post(PATH, { filter: { ticker: 'GME' }, sessionDateRange: { startDate: HISTORY.date } });
+    expect(gme.json).toEqual({
+      latestStockPrice: prices
+        .filter((p) => p.ticker === 'GME')
+        .sort((a, b) => a.time - b.time)
+        .pop()!.price,
+      data: {},
+    });
   });
 
   it.each([
