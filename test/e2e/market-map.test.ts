@@ -166,6 +166,20 @@ describe('market-map', () => {
     expect((await api.post(PATH, { filterExpression: { field: 'SYMBOL', comparator: '=', value: 'ZZZZ' } })).json).toEqual({ data: {} });
   });
 
+  it('answers from the response cache until a price arrives, then from the new price', async () => {
+    await api.post(PATH, { filter: { sector: 'ENERGY' } });
+    const cached = await api.post(PATH, { filter: { sector: 'ENERGY' } });
+    expect(cached.headers.get('x-response-cache')).toBe('hit');
+    const late = { ticker: 'XOM', sessionDate: LAST, time: sessionBounds(LAST)!.close + 1, price: 999.5, kind: 'TICK' as const };
+    await pipe.producer.send(topicFor('underlying-price')!, [late] as never);
+    await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, stockPricesProjection);
+    prices.push(late);
+    const fresh = await api.post(PATH, { filter: { sector: 'ENERGY' } });
+    expect(fresh.headers.get('x-response-cache')).toBe('miss');
+    expect(fresh.json.data.XOM.currentValue).toBe(999.5);
+    expect(fresh.json.data).toEqual(expected(LAST, PRICED[2], Infinity, (s) => instruments.find((i) => i.symbol === s)!.sector === 'ENERGY'));
+  });
+
   it.each([
     [{ sessionDate: '2024-04-26' }, 'EndSessionStockPricesUnavailable', 'end-session-stock-prices-unavailable', /requested session \(2024-04-26\)/],
     [{ sessionDate: '2024-04-29' }, 'StartSessionStockPricesUnavailable', 'start-session-stock-prices-unavailable', /previous session \(2024-04-26\)/],

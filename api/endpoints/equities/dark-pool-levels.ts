@@ -14,8 +14,9 @@ import { orderedMap, priceLevelKey } from '../../request/aggregation/ordered-map
 import type { EndpointContext, EndpointDef } from '../../request/endpoint';
 import { parseFieldValue } from '../../request/fields';
 import { Problem } from '../../request/problem';
-import { parseSessionDateRange, selectorSchemas } from '../../request/time-selectors';
+import { parseSessionDateRange, selectorSchemas, tomorrowInNewYork } from '../../request/time-selectors';
 import { StockPrices } from '../../views/equities/stock-prices';
+import { viewsStamp } from '../../views/views-stamp';
 
 /** Seconds a client waits before retrying a failed levels read. */
 const LEVELS_RETRY_AFTER_S = 2;
@@ -104,6 +105,15 @@ export const darkPoolLevels: EndpointDef = {
       summary: 'From a date to now (endDate defaults to tomorrow in New York)',
       request: { filter: { ticker: 'AAPL' }, sessionDateRange: { startDate: '2024-05-01' } },
     },
+  },
+
+  // Same body, same views, same New York day (endDate's default): the same answer.
+  cacheStamp: async (ctx) => {
+    const stamp = await viewsStamp(ctx, [
+      { view: DARK_POOL_LEVELS_VIEW, partitions: MARKET_PARTITIONS },
+      { view: STOCK_PRICES_VIEW, partitions: MARKET_PARTITIONS },
+    ]);
+    return stamp === null ? null : `${tomorrowInNewYork(Date.now())}/${stamp}`;
   },
 
   async handle(body, ctx) {

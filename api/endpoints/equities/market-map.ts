@@ -11,6 +11,8 @@ import { Problem } from '../../request/problem';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
 import { StockPrices } from '../../views/equities/stock-prices';
+import { viewsStamp } from '../../views/views-stamp';
+import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 
 const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
 
@@ -91,6 +93,12 @@ export const marketMap: EndpointDef = {
       },
     },
   },
+
+  cacheStamp: (ctx) =>
+    viewsStamp(ctx, [
+      { view: INSTRUMENTS_VIEW, partitions: 1 },
+      { view: STOCK_PRICES_VIEW, partitions: MARKET_PARTITIONS },
+    ]),
 
   async handle(body, ctx) {
     const selection = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
