@@ -13,6 +13,7 @@ import { testConfig } from '../support/env';
 import { equityPrintData, PRINT_TICKERS, type EquityPrintEventData } from '../support/equity-print-data';
 import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline } from '../support/pipeline';
+import { expectDataProblem } from '../support/data-problem';
 import { expectProblem } from '../support/problem';
 
 /**
@@ -152,9 +153,7 @@ describe('dark-pool-levels', () => {
   ])('no stock price for %s from %s to %s: 422 StockPriceNotFound naming the ticker', async (ticker, startDate, endDate) => {
     const res = await api.post(PATH, { filter: { ticker }, sessionDateRange: { startDate, endDate } });
     expect(res.status).toBe(422);
-    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(res.json).toMatchObject({ status: 422, code: 'StockPriceNotFound', category: 'data-unavailable', type: '/docs/problems/stock-price-not-found' });
-    expect(res.json.detail).toContain(ticker);
+    expectDataProblem(res, 'StockPriceNotFound', new RegExp(ticker));
   });
 
   it('a levels read that fails is a 500 LevelsUnavailable with Retry-After; the next read succeeds', async () => {
@@ -169,9 +168,7 @@ describe('dark-pool-levels', () => {
       const res = await api.post(PATH, { ...body, sessionDateRange: { startDate: HISTORY.date, endDate: TAPE[1].date } });
       expect(res.status).toBe(500);
       expect(res.headers.get('retry-after')).toBe('2');
-      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(res.json).toMatchObject({ status: 500, code: 'LevelsUnavailable', type: '/docs/problems/levels-unavailable' });
-      expect(res.json.detail).toContain('AAPL');
+      expectDataProblem(res, 'LevelsUnavailable', /AAPL/);
     } finally {
       await pipe.redis.del(key);
       await pipe.redis.restore(key, 0, saved!);
