@@ -1,4 +1,8 @@
 import type { EndpointDef } from '../request/endpoint';
+import { darkPoolLevels } from './equities/dark-pool-levels';
+import { equityPrints } from './equities/equity-prints';
+import { exchangeNotifications } from './equities/exchange-notifications';
+import { marketMap } from './equities/market-map';
 import { newsArticles } from './news/news-articles';
 import { maxPainEndpoint } from './options/max-pain';
 import { openInterestChange } from './options/open-interest-change';
@@ -14,4 +18,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   openInterestChange,
   openInterestOverTime,
   maxPainEndpoint,
+  exchangeNotifications,
+  equityPrints,
+  darkPoolLevels,
+  marketMap,
 ];

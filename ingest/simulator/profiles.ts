@@ -22,6 +22,11 @@ export interface Profile {
   quoteMaxMoneyness: number;
   /** Mean equity prints per symbol-minute, before the symbol's weight and the intraday U shape. */
   equityPrintsPerMinute: number;
+  /**
+   * The daily tier's off-exchange sample (dark-pool-sample.ts): the dark prints of the first minute
+   * of every this many minutes (0: no sample).
+   */
+  darkPoolSampleMinutes: number;
 }
 
 export type ProfileName = 'dev' | 'full';
@@ -39,6 +44,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     quoteMaxDte: 45,
     quoteMaxMoneyness: 0.15,
     equityPrintsPerMinute: 6,
+    darkPoolSampleMinutes: 30,
   },
   full: {
     name: 'full',
@@ -50,6 +56,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     quoteMaxDte: 60,
     quoteMaxMoneyness: 0.2,
     equityPrintsPerMinute: 12,
+    darkPoolSampleMinutes: 0,
   },
 };
 

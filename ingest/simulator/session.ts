@@ -1,6 +1,7 @@
 import { nyLocalToEpochMs, sessionBounds, type LocalDate } from '../../services/domain/calendar';
 import { loadUniverse, type Instrument } from '../../services/domain/universe';
 import { ChainBook, type Contract } from './chains';
+import { darkPoolSample } from './dark-pool-sample';
 import { EquityPrintGenerator } from './equity-prints';
 import type { SessionContext, SimEvent } from './events';
 import { dayIndex, MarketModel, type SessionPath } from './market';
@@ -129,7 +130,7 @@ export abstract class SessionGenerator {
   abstract chunk(k: number): SimEvent[];
 }
 
-/** Open interest, official open/close, end-of-day quotes, notifications and news. */
+/** Open interest, official open/close, end-of-day quotes, notifications, news and the off-exchange sample. */
 class DailyTier extends SessionGenerator {
   private readonly events: SimEvent[];
   private readonly starts: number[];
@@ -170,6 +171,7 @@ class DailyTier extends SessionGenerator {
       }
     }
     out.push(...sessionNotifications(ctx, market.instruments), ...sessionNews(ctx, market.instruments));
+    out.push(...darkPoolSample(market, date, market.instruments, market.profile.darkPoolSampleMinutes));
     out.sort(compareEvents);
     this.events = out;
     // First event index of each chunk (events are sorted, so chunks are contiguous runs).

@@ -146,8 +146,9 @@ it('every request example is accepted by the live API and every response example
     const validate = schema(content.responses['200'].content['application/json'].schema.$ref.split('/').pop());
     for (const [name, ex] of Object.entries(content.requestBody.content['application/json'].examples as Record<string, { value: unknown }>)) {
       const res = await api.post(`${V1}${def.path}`, ex.value);
-      // Views are empty here: an endpoint whose empty answer is one of its own 422s (max-pain) has accepted the request.
-      if (res.status === 422 && def.problems?.includes(res.json.code)) continue;
+      // This stack holds no market data: an example of an endpoint whose answer needs prices may
+      // get one of its documented 422s (its e2e test shows the 200 with data).
+      if (res.status === 422 && (def.problems as readonly string[] | undefined)?.includes(res.json.code)) continue;
       expect({ name, status: res.status, body: res.status === 200 ? 'ok' : res.json }).toEqual({ name, status: 200, body: 'ok' });
       expect(validate(res.json) ? null : validate.errors).toBeNull();
     }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'child_process';
+import { ENDPOINTS } from '../../api/endpoints';
 import { freePort } from '../../services/stack/process';
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
@@ -12,6 +13,8 @@ import { SpawnedApi, spawnApi } from '../support/raw-http';
  */
 
 const config = testConfig('ops');
+/** The views the mounted endpoints read, in the order /readyz lists them. */
+const VIEWS = [...new Set(ENDPOINTS.flatMap((e) => e.views))];
 let pipe: TestPipeline;
 let api: TestApi;
 let spawned: SpawnedApi | undefined;
@@ -81,9 +84,9 @@ describe('/readyz and the projector process', () => {
       category: 'internal',
       instance: '/readyz',
       code: 'NotReady',
-      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing', 'open-interest': 'missing' } },
+      checks: { redis: 'ok', views: Object.fromEntries(VIEWS.map((v) => [v, 'missing'])) },
     });
-    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news, open-interest not built yet/);
+    expect(res.json.detail).toContain(`views ${VIEWS.join(', ')} not built yet`);
   });
 
   it("a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads' summed metrics report every offset applied once and zero lag", async () => {
@@ -100,10 +103,7 @@ describe('/readyz and the projector process', () => {
       90_000,
       250,
     );
-    expect(ready.json).toEqual({
-      status: 'ready',
-      checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1, 'open-interest': 1 } },
-    });
+    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: Object.fromEntries(VIEWS.map((v) => [v, 1])) } });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;

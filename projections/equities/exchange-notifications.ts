@@ -1,0 +1,41 @@
+import { topicFor } from '../../schemas/catalog';
+import type { PartitionKeys } from '../../services/views/keys';
+import {
+  EXCHANGE_NOTIFICATIONS_FORMAT,
+  EXCHANGE_NOTIFICATIONS_LAYOUT,
+  EXCHANGE_NOTIFICATIONS_VIEW,
+  type ExchangeNotificationRow,
+} from '../../services/views/equities/exchange-notifications';
+import { TableKeys, rowWrites } from '../../services/views/table';
+import type { RedisOp } from '../runtime/atomic-apply';
+import type { Projection, SourceEvent } from '../runtime/projection';
+
+interface NotificationEvent {
+  id: string;
+  ticker: string;
+  type: string;
+  time: number | bigint;
+}
+
+/**
+ * The notification tape (services/views/equities/exchange-notifications.ts). A notice is an
+ * immutable fact with a deterministic id, so a redelivery rewrites the same hash field and zset
+ * members: the view stays byte-identical without reading it first.
+ */
+export const exchangeNotificationsProjection: Projection = {
+  view: EXCHANGE_NOTIFICATIONS_VIEW,
+  format: EXCHANGE_NOTIFICATIONS_FORMAT,
+  topics: [topicFor('exchange-notification')!],
+
+  async project(events: SourceEvent[], keys: PartitionKeys): Promise<RedisOp[]> {
+    const k = new TableKeys(keys);
+    const ops: RedisOp[] = [];
+    for (const e of events) {
+      if (e.value === null) continue;
+      const v = e.value as unknown as NotificationEvent;
+      const row: ExchangeNotificationRow = { id: v.id, ticker: v.ticker, type: v.type, createdTime: Number(v.time) };
+      ops.push(...rowWrites(EXCHANGE_NOTIFICATIONS_LAYOUT, k, row));
+    }
+    return ops;
+  },
+};
