@@ -1,16 +1,8 @@
 import { optionExpiryMs, sessionDateOf } from '../../services/domain/calendar';
-import {
-  rowKeyOf,
-  tradeTypeOf,
-  type EnrichedPrintEvent,
-  type Moneyness,
-  type MoneyType,
-  type OptionPrint,
-  type SentimentType,
-  type TradeSide,
-} from '../../services/domain/order-flow';
+import { rowKeyOf, tradeTypeOf, type EnrichedPrintEvent, type OptionPrint, type SentimentType, type TradeSide } from '../../services/domain/order-flow';
 import { parseOsi, type ContractRight, type OsiParts } from '../../services/domain/osi';
 import { bsmGreeks, impliedVolatility } from '../../services/domain/pricing';
+import { moneynessOf } from '../../services/domain/moneyness';
 import { UuidV5 } from './row-ids';
 
 /**
@@ -39,7 +31,7 @@ import { UuidV5 } from './row-ids';
  * - rowKey: the print's source partition and offset; id: UUID v5 of the print id.
  */
 
-export const ATM_BAND = 0.005;
+export { ATM_BAND, moneynessOf } from '../../services/domain/moneyness';
 const SIDE_TOLERANCE = 1e-6;
 /** UUID v5 namespace of unconsolidated row ids (derived from print ids, so stable on replay). */
 export const PRINT_ROW_NAMESPACE = '3c5a2b0e-6f0a-4d53-9a0e-6b1f2f7c9d41';
@@ -78,13 +70,6 @@ export function sentimentOf(right: ContractRight, side: TradeSide): SentimentTyp
   if (side === 'MID_MARKET') return 'NEUTRAL';
   const buy = side === 'ASK' || side === 'ABOVE_ASK';
   return buy === (right === 'CALL') ? 'BULLISH' : 'BEARISH';
-}
-
-export function moneynessOf(right: ContractRight, spot: number, strike: number): Moneyness {
-  const degree = (right === 'CALL' ? spot - strike : strike - spot) / strike;
-  // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
-  const moneyType: MoneyType = Math.abs(spot - strike) <= ATM_BAND * strike + 1e-9 ? 'ATM' : degree > 0 ? 'ITM' : 'OTM';
-  return { degree, degreeInPercent: degree * 100, moneyType };
 }
 
 // A busy contract prints thousands of times a session: its symbol is parsed, and its expiry
