@@ -148,7 +148,13 @@ describe('term-structure', () => {
     const at = sessionBounds(D)!.close;
     const exps = Object.keys(oracle.termStructure('SPY', at, all).data).slice(1, 3);
     const res = await api.post(TS, {
-      filter: { ticker: 'spy', deltaRange: { min: -0.6, max: 0.45 }, moneyTypes: ['OTM', 'atm'], expirationDates: exps, strikePriceRange: { min: 560, max: null } },
+      filter: {
+        ticker: 'spy',
+        deltaRange: { min: -0.6, max: 0.45 },
+        moneyTypes: ['OTM', 'atm'],
+        expirationDates: exps,
+        strikePriceRange: { min: 560, max: null },
+      },
       sessionDate: D,
     });
     const expected = oracle.termStructure(
@@ -190,7 +196,12 @@ describe('exposure-by-strike', () => {
         const eod = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: greek, representationMode: representation, sessionDate: D });
         expect(eod.status).toBe(200);
         expect(eod.json).toEqual({ data: { SPY: oracle.exposure('SPY', close, greek, representation, all) } });
-        const day = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: greek, representationMode: representation, snapshotTime: new Date(mid + 1).toISOString() });
+        const day = await api.post(EX, {
+          filter: { ticker: 'SPY' },
+          greekMode: greek,
+          representationMode: representation,
+          snapshotTime: new Date(mid + 1).toISOString(),
+        });
         expect(day.json).toEqual({ data: { SPY: oracle.exposure('SPY', mid, greek, representation, all) } });
         expectOrdered(day.json.data.SPY.exposureMap);
       }
@@ -199,7 +210,10 @@ describe('exposure-by-strike', () => {
   it('signs delta exposure positive for calls and negative for puts, gamma positive for both', async () => {
     const delta = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: 'DELTA', representationMode: 'RAW', sessionDate: D });
     const gamma = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: 'GAMMA', representationMode: 'RAW', sessionDate: D });
-    const cells = (r: typeof delta) => Object.values(r.json.data.SPY.exposureMap as Record<string, Record<string, { callExposure?: number; putExposure?: number }>>).flatMap((s) => Object.values(s));
+    const cells = (r: typeof delta) =>
+      Object.values(r.json.data.SPY.exposureMap as Record<string, Record<string, { callExposure?: number; putExposure?: number }>>).flatMap((s) =>
+        Object.values(s),
+      );
     const dc = cells(delta);
     expect(dc.filter((c) => c.callExposure !== undefined).length).toBeGreaterThan(10);
     expect(dc.filter((c) => c.putExposure !== undefined).length).toBeGreaterThan(10);
@@ -213,7 +227,13 @@ describe('exposure-by-strike', () => {
   it('applies filters, filterExpression and several tickers', async () => {
     const res = await api.post(EX, {
       filter: { tickers: ['SPY', 'AAPL'], strikePriceRange: { min: 200, max: 640 } },
-      filterExpression: { conjunction: 'AND', filters: [{ field: 'CONTRACT_TYPE', operation: 'EQ', value: 'PUT' }, { field: 'MONEY_TYPE', operation: '!=', value: 'ITM' }] },
+      filterExpression: {
+        conjunction: 'AND',
+        filters: [
+          { field: 'CONTRACT_TYPE', operation: 'EQ', value: 'PUT' },
+          { field: 'MONEY_TYPE', operation: '!=', value: 'ITM' },
+        ],
+      },
       greekMode: 'VANNA',
       representationMode: 'PER_ONE_PERCENT_MOVE',
       sessionDate: HISTORY[2],
@@ -236,11 +256,21 @@ describe('interval-map', () => {
       for (const t of oracle.snapshots('SPY').filter((x) => sessionDateOf(x) === D)) last.set(bucketStart(PERIODS[period], t), t);
       expect(Object.keys(res.json.data)).toEqual([...last.keys()].map(String));
       for (const [start, t] of [...last].filter((_, i) => i % 4 === 0)) {
-        const ex = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: 'GAMMA', representationMode: 'RAW', snapshotTime: new Date(t + 1).toISOString() });
+        const ex = await api.post(EX, {
+          filter: { ticker: 'SPY' },
+          greekMode: 'GAMMA',
+          representationMode: 'RAW',
+          snapshotTime: new Date(t + 1).toISOString(),
+        });
         const reshaped: Record<string, Record<string, Record<string, number>>> = {};
-        for (const [exp, strikes] of Object.entries(ex.json.data.SPY.exposureMap as Record<string, Record<string, { callExposure?: number; putExposure?: number }>>))
+        for (const [exp, strikes] of Object.entries(
+          ex.json.data.SPY.exposureMap as Record<string, Record<string, { callExposure?: number; putExposure?: number }>>,
+        ))
           for (const [k, c] of Object.entries(strikes))
-            (reshaped[exp] ??= {})[k] = { ...(c.callExposure !== undefined && { CALL: c.callExposure }), ...(c.putExposure !== undefined && { PUT: c.putExposure }) };
+            (reshaped[exp] ??= {})[k] = {
+              ...(c.callExposure !== undefined && { CALL: c.callExposure }),
+              ...(c.putExposure !== undefined && { PUT: c.putExposure }),
+            };
         expect(res.json.data[String(start)]).toEqual(reshaped);
       }
     }
@@ -262,7 +292,8 @@ describe('interval-map', () => {
       const m = oracle.exposure('SPY', t, 'DELTA', 'RAW', (l) => l.expiration === exp && l.strike >= 580 && l.strike <= 620).exposureMap;
       const cells: Record<string, Record<string, Record<string, number>>> = {};
       for (const [e, strikes] of Object.entries(m))
-        for (const [k, c] of Object.entries(strikes)) (cells[e] ??= {})[k] = { ...(c.callExposure !== undefined && { CALL: c.callExposure }), ...(c.putExposure !== undefined && { PUT: c.putExposure }) };
+        for (const [k, c] of Object.entries(strikes))
+          (cells[e] ??= {})[k] = { ...(c.callExposure !== undefined && { CALL: c.callExposure }), ...(c.putExposure !== undefined && { PUT: c.putExposure }) };
       if (Object.keys(cells).length) expected[String(bucketStart(PERIODS['1d'], t))] = cells;
     }
     expect(Object.keys(expected).length).toBeGreaterThan(2);
@@ -364,10 +395,11 @@ describe('validation', () => {
     [IR, { filter: { ticker: 'SPY', contractTypes: ['STRADDLE'] } }, 'filter.contractTypes[0]', /contract type/],
     [IR, { filter: { contractTypes: ['CALL'] } }, 'filter.ticker', /required/],
   ];
-  it.each(cases)('%s %j -> 400 naming %s', async (path, patch, field, detail) => {
+  // Four values per case always: jest takes a test function with more parameters than values for a done-callback test.
+  it.each(cases.map(([p, b, f, d]) => [p, b, f, d ?? null] as const))('%s %j -> 400 naming %s', async (path, patch, field, detail) => {
     const body: Record<string, unknown> = { ...base[path as keyof typeof base], ...patch };
     for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
-    expectProblem(await api.post(path, body), 400, field, detail);
+    expectProblem(await api.post(path, body), 400, field, detail ?? undefined);
   });
 });
 

@@ -53,8 +53,7 @@ export class VolatilityOracle {
 
   snapshotFor(ticker: string, sel: Selection): number | null {
     const all = this.snapshots(ticker);
-    const pick =
-      sel === 'latest' ? all : 'sessionDate' in sel ? all.filter((t) => sessionDateOf(t) === sel.sessionDate) : all.filter((t) => t < sel.before);
+    const pick = sel === 'latest' ? all : 'sessionDate' in sel ? all.filter((t) => sessionDateOf(t) === sel.sessionDate) : all.filter((t) => t < sel.before);
     return pick.length ? pick[pick.length - 1] : null;
   }
 
@@ -77,7 +76,13 @@ export class VolatilityOracle {
       const greeks =
         spot === null
           ? null
-          : surfaceGreeks({ right: p.right, strike: p.strike, expiration: p.expiration, bid: q.bid, ask: q.ask }, spot, ms, RISK_FREE_RATE, dividendYield(ticker));
+          : surfaceGreeks(
+              { right: p.right, strike: p.strike, expiration: p.expiration, bid: q.bid, ask: q.ask },
+              spot,
+              ms,
+              RISK_FREE_RATE,
+              dividendYield(ticker),
+            );
       legs.push({ osi, right: p.right, strike: p.strike, expiration: p.expiration, greeks });
     }
     return { spot, legs };
@@ -138,7 +143,12 @@ export class VolatilityOracle {
         .sort((a, b) => Math.abs(a.dte - maturity) - Math.abs(b.dte - maturity) || (a.exp < b.exp ? -1 : 1));
       if (!candidates.length) return null;
       const c = candidates[0];
-      return { date, exp: c.exp, spot: spot!, iv: Object.fromEntries(legs.filter((l) => c.iv[l] !== null).map((l) => [l, c.iv[l]!])) as Record<string, number> };
+      return {
+        date,
+        exp: c.exp,
+        spot: spot!,
+        iv: Object.fromEntries(legs.filter((l) => c.iv[l] !== null).map((l) => [l, c.iv[l]!])) as Record<string, number>,
+      };
     });
     const data: Record<string, unknown> = {};
     const exps = new Set<string>();
