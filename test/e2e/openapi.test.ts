@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app';
 import { ENDPOINTS } from '../../api/endpoints';
 import { V1 } from '../../api/request/endpoint';
+import { PROBLEM_TYPES } from '../../api/request/problem-types';
 import { DEFAULT_QUOTA } from '../../api/request/quota';
 import { createLogger } from '../../services/log';
 import { testConfig } from '../support/env';
@@ -121,7 +122,8 @@ it('every data operation documents its auth, quota and problem responses', () =>
   for (const def of ENDPOINTS) {
     const op = doc.paths[`${V1}${def.path}`].post;
     expect(op.operationId).toBeTruthy();
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '405', '413', '415', '429', '500', '503']);
+    const own = (def.problems ?? []).map((code) => String(PROBLEM_TYPES[code].status));
+    expect(Object.keys(op.responses).sort()).toEqual([...new Set(['200', '400', '401', '405', '413', '415', '429', '500', '503', ...own])].sort());
     expect(Object.keys(op.responses['200'].headers)).toEqual(expect.arrayContaining(['RateLimit', 'RateLimit-Policy', 'X-Request-Id']));
     expect(Object.keys(op.requestBody.content['application/json'].examples).length).toBeGreaterThan(0);
   }
