@@ -13,24 +13,12 @@ import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
 import Redis from 'ioredis';
-import { marketFor } from '../../ingest/produce/session-producer';
-import type { SimEvent } from '../../ingest/simulator/events';
-import { volatilityViewProjection } from '../../projections/volatility/projection';
-import { MARKET_PARTITIONS } from '../../schemas/catalog';
-import { tradingDaysBetween } from '../../services/domain/calendar';
-import { partitionOf } from '../../services/kafka/partition';
 import { freePort } from '../../services/stack/process';
-import { PartitionKeys } from '../../services/views/keys';
+import { projectDevHistory } from './volatility-history';
 
 const SESSIONS = Number(process.argv[2] ?? 400);
 const TICK_SESSIONS = Number(process.argv[3] ?? 2);
 const THROUGH = '2026-11-20';
-const CHUNK = 3000;
-const TOPIC_OF: Record<string, string> = {
-  'underlying-price': 'market.underlying-prices',
-  'option-quote': 'market.option-quotes',
-  'open-interest': 'market.open-interest',
-};
 
 async function main(): Promise<void> {
   const port = await freePort();
@@ -38,43 +26,13 @@ async function main(): Promise<void> {
   const redis = new Redis({ port });
   try {
     await redis.ping();
-    const days = tradingDaysBetween('2024-01-01', THROUGH).slice(-SESSIONS);
-    const market = marketFor(42, 'dev');
     const before = await usedMemory(redis);
-    const counts: Record<string, number> = {};
-    let projectMs = 0;
-    let quotes = 0;
-    const t0 = Date.now();
-    for (const [i, date] of days.entries()) {
-      const events: SimEvent[] = [];
-      for (const tier of i >= days.length - TICK_SESSIONS ? (['daily', 'tick'] as const) : (['daily'] as const)) {
-        const g = market.session(date, tier);
-        for (let k = 0; k < g.chunks; k++) for (const e of g.chunk(k)) if (TOPIC_OF[e.type]) events.push(e);
-      }
-      for (const e of events) counts[e.type] = (counts[e.type] ?? 0) + 1;
-      const p0 = Date.now();
-      for (const type of ['underlying-price', 'option-quote', 'open-interest']) {
-        const byPartition = new Map<number, SimEvent[]>();
-        for (const e of events) {
-          if (e.type !== type) continue;
-          const p = partitionOf(String(e.data.ticker), MARKET_PARTITIONS);
-          (byPartition.get(p) ?? byPartition.set(p, []).get(p)!).push(e);
-        }
-        for (const [p, list] of byPartition) {
-          const keys = new PartitionKeys('bench', volatilityViewProjection.view, 1, p);
-          for (let j = 0; j < list.length; j += CHUNK) {
-            const chunk = list.slice(j, j + CHUNK).map((e, n) => ({ topic: TOPIC_OF[type], partition: p, offset: j + n, key: null, value: e.data }));
-            const ops = await volatilityViewProjection.project(chunk, keys, redis);
-            const m = redis.multi();
-            for (const [cmd, ...args] of ops) m.call(cmd, ...args);
-            await m.exec();
-          }
-        }
-        if (type === 'option-quote') quotes += events.filter((e) => e.type === type).length;
-      }
-      projectMs += Date.now() - p0;
-      if (i % 50 === 0) console.error(`${date}: ${i + 1}/${days.length} sessions, ${Math.round((Date.now() - t0) / 1000)} s`);
-    }
+    const { days, counts, quotes, projectMs } = await projectDevHistory(redis, 'bench', {
+      sessions: SESSIONS,
+      tickSessions: TICK_SESSIONS,
+      through: THROUGH,
+      log: console.error,
+    });
     const after = await usedMemory(redis);
     const results = {
       profile: 'dev',
