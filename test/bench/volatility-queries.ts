@@ -59,6 +59,9 @@ async function main(): Promise<void> {
     api = spawn(process.execPath, nodeArgv('api/main.ts', []), {
       env: {
         ...process.env,
+        // The API reads only Redis; its configuration still names the event store.
+        KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+        SCHEMA_REGISTRY_URL: process.env.SCHEMA_REGISTRY_URL ?? 'http://127.0.0.1:8081',
         PORT: String(apiPort),
         REDIS_URL: url,
         VIEWS_REDIS_URL: url,
