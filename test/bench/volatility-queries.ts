@@ -69,6 +69,7 @@ async function main(): Promise<void> {
         API_KEY_SECRET: SECRET,
         MDQ_API_CACHE_MB: '0',
         MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
+        MDQ_BURST_LIMIT_PER_SECOND: '0',
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'inherit', 'inherit'],
