@@ -1,6 +1,6 @@
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../kafka/partition';
-import { parseOsi } from '../domain/osi';
+import { parseOsi, type OsiParts } from '../domain/osi';
 import type { OptionRight } from '../domain/pricing';
 import type { SurfaceGreeks } from '../domain/volatility';
 import { PartitionKeys } from './keys';
@@ -80,10 +80,24 @@ export interface SurfaceLeg extends SurfaceContract {
   expiration: string;
 }
 
+// Every read of a surface needs its contracts' OSI parts, and parsing a symbol costs microseconds
+// (a regex and a date check): parsed once per process, bounded so a long-running API does not keep
+// every contract it ever served.
+const OSI_CACHE_MAX = 200_000;
+const osiCache = new Map<string, OsiParts | null>();
+function osiParts(osi: string): OsiParts | null {
+  let p = osiCache.get(osi);
+  if (p === undefined) {
+    if (osiCache.size >= OSI_CACHE_MAX) osiCache.clear();
+    osiCache.set(osi, (p = parseOsi(osi)));
+  }
+  return p;
+}
+
 export function surfaceLegs(s: Surface): SurfaceLeg[] {
   const out: SurfaceLeg[] = [];
   for (const c of s.contracts.values()) {
-    const p = parseOsi(c.osi);
+    const p = osiParts(c.osi);
     if (p) out.push({ ...c, right: p.right, strike: p.strike, expiration: p.expiration });
   }
   return out;

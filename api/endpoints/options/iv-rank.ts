@@ -25,11 +25,17 @@ interface SessionIv {
  * calendar days to go within 50 % either side of the target (and an IV on a requested leg), the
  * one nearest the target, the earlier on a tie.
  */
-export function sampleExpiration(date: string, entry: IvIndexEntry, maturity: number, legs: readonly Leg[]): SessionIv | null {
-  const day = toDayNumber(date);
+export function sampleExpiration(
+  date: string,
+  entry: IvIndexEntry,
+  maturity: number,
+  legs: readonly Leg[],
+  dayOf: (d: string) => number = toDayNumber,
+): SessionIv | null {
+  const day = dayOf(date);
   let best: { exp: string; dist: number; call: number | null; put: number | null } | null = null;
   for (const [exp, call, put] of entry.e) {
-    const dte = toDayNumber(exp) - day;
+    const dte = dayOf(exp) - day;
     if (dte < maturity * 0.5 || dte > maturity * 1.5) continue;
     if (!legs.some((l) => (l === 'CALL' ? call : put) !== null)) continue;
     const dist = Math.abs(dte - maturity);
@@ -115,7 +121,10 @@ export const ivRank: EndpointDef = {
     const lookBack = body.lookBackPeriod as number;
     const maturity = body.maturity as number;
     const index = await (await VolatilityReader.open(ctx)).ivIndex(ticker);
-    const series = index.map(([date, entry]) => sampleExpiration(date, entry, maturity, legs));
+    // Expirations recur across sessions: each date is converted once (toDayNumber costs microseconds).
+    const days = new Map<string, number>();
+    const dayOf = (d: string) => days.get(d) ?? days.set(d, toDayNumber(d)).get(d)!;
+    const series = index.map(([date, entry]) => sampleExpiration(date, entry, maturity, legs, dayOf));
     const data: [string, unknown][] = [];
     const expirations = new Set<string>();
     for (let i = Math.max(0, index.length - lookBack); i < index.length; i++) {
