@@ -166,6 +166,25 @@ describe('term-structure', () => {
     expect(res.json).toEqual(expected);
   });
 
+  it('takes the latest snapshot held when no selector is given', async () => {
+    const latest = oracle.snapshotFor('SPY', 'latest')!;
+    expect(latest).toBe(sessionBounds(D)!.close);
+    const res = await api.post(TS, { filter: { ticker: 'SPY' } });
+    expect(res.json).toEqual(oracle.termStructure('SPY', latest, all));
+    const ex = await api.post(EX, { filter: { ticker: 'SPY' }, greekMode: 'CHARM', representationMode: 'PER_ONE_DOLLAR_MOVE' });
+    expect(ex.json).toEqual({ data: { SPY: oracle.exposure('SPY', latest, 'CHARM', 'PER_ONE_DOLLAR_MOVE', all) } });
+    const im = await api.post(IM, { filter: { ticker: 'SPY' }, greekMode: 'CHARM' });
+    expect(im.json).toEqual((await api.post(IM, { filter: { ticker: 'SPY' }, greekMode: 'CHARM', sessionDate: D })).json);
+    expect(Object.keys(im.json.data).length).toBe(
+      new Set(
+        oracle
+          .snapshots('SPY')
+          .filter((t) => sessionDateOf(t) === D)
+          .map((t) => bucketStart(PERIODS['5m'], t)),
+      ).size,
+    );
+  });
+
   it('gives empty data with the stock price when nothing matches', async () => {
     const res = await api.post(TS, { filter: { ticker: 'SPY', strikePrices: [1.5] }, sessionDate: D });
     expect(res.status).toBe(200);
