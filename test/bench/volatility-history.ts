@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import { marketFor } from '../../ingest/produce/session-producer';
 import type { SimEvent } from '../../ingest/simulator/events';
+import type { ProfileName } from '../../ingest/simulator/profiles';
 import { volatilityViewProjection } from '../../projections/volatility/projection';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { tradingDaysBetween } from '../../services/domain/calendar';
@@ -16,7 +17,7 @@ const TOPIC_OF: Record<string, string> = {
 
 /**
  * The volatility view of `npm start`'s history, projected straight into `redis` under `prefix`
- * (version 1, served): the `dev` daily tier of the `sessions` sessions through `through`, the tick
+ * (version 1, served): the daily tier (`dev` unless `profile` says otherwise) of the `sessions` sessions through `through`, the tick
  * tier of the newest `tickSessions`, partition by partition in chunks of 3,000 with the
  * projection's own code, prices before quotes as the lead topic makes a projector do. No Kafka:
  * the view's content does not depend on how the events reach the projection.
@@ -24,10 +25,10 @@ const TOPIC_OF: Record<string, string> = {
 export async function projectDevHistory(
   redis: Redis,
   prefix: string,
-  o: { sessions: number; tickSessions: number; through: string; log?: (line: string) => void },
+  o: { sessions: number; tickSessions: number; through: string; profile?: ProfileName; log?: (line: string) => void },
 ): Promise<{ days: string[]; counts: Record<string, number>; quotes: number; projectMs: number }> {
   const days = tradingDaysBetween('2020-01-01', o.through).slice(-o.sessions);
-  const market = marketFor(42, 'dev');
+  const market = marketFor(42, o.profile ?? 'dev');
   const counts: Record<string, number> = {};
   let projectMs = 0;
   let quotes = 0;

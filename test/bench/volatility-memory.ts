@@ -1,5 +1,5 @@
 /**
- * Memory of the volatility view for `npm start`'s history: `npx tsx test/bench/volatility-memory.ts [sessions] [tickSessions]`.
+ * Memory of the volatility view for `npm start`'s history: `npx tsx test/bench/volatility-memory.ts [sessions] [tickSessions] [profile]`.
  *
  * Starts its own redis-server (no persistence) on a free port, generates the `dev` profile's
  * daily tier (open interest, open/close, end-of-day quotes) for the last N sessions (default 400)
@@ -14,11 +14,13 @@ import fs from 'fs';
 import path from 'path';
 import Redis from 'ioredis';
 import { freePort } from '../../services/stack/process';
+import type { ProfileName } from '../../ingest/simulator/profiles';
 import { projectDevHistory } from './volatility-history';
 
 const SESSIONS = Number(process.argv[2] ?? 400);
 const TICK_SESSIONS = Number(process.argv[3] ?? 2);
 const THROUGH = '2026-11-20';
+const PROFILE = (process.argv[4] ?? 'dev') as ProfileName;
 
 async function main(): Promise<void> {
   const port = await freePort();
@@ -31,11 +33,12 @@ async function main(): Promise<void> {
       sessions: SESSIONS,
       tickSessions: TICK_SESSIONS,
       through: THROUGH,
+      profile: PROFILE,
       log: console.error,
     });
     const after = await usedMemory(redis);
     const results = {
-      profile: 'dev',
+      profile: PROFILE,
       sessions: days.length,
       tickSessions: TICK_SESSIONS,
       from: days[0],
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
       redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
     };
     console.log(JSON.stringify(results, null, 2));
-    const out = path.join(__dirname, 'results', 'volatility-memory.json');
+    const out = path.join(__dirname, 'results', PROFILE === 'dev' ? 'volatility-memory.json' : `volatility-memory-${PROFILE}.json`);
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   } finally {
