@@ -130,8 +130,10 @@ export const intervalMap: EndpointDef = {
     for (const ms of await reader.snapshotsIn(ticker, from, to)) last.set(bucketStart(period, ms), ms);
     const oiBySession = new Map<string, Map<string, number>>();
     const buckets: [string, Record<string, Record<string, { CALL?: number; PUT?: number }>>][] = [];
-    for (const [start, ms] of last) {
-      const s = await reader.surface(ticker, ms);
+    // Every bucket's surface at once: one pipelined round trip instead of one per bucket.
+    const surfaces = await Promise.all([...last.values()].map((ms) => reader.surface(ticker, ms)));
+    for (const [i, [start, ms]] of [...last].entries()) {
+      const s = surfaces[i];
       if (s.spot === null) continue;
       const date = sessionDateOf(ms);
       let oi = oiBySession.get(date);
