@@ -7,6 +7,7 @@ import { newsProjection } from './news/projection';
 import { openInterestProjection } from './open-interest/projection';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from './order-flow/projections';
 import type { Projection } from './runtime/projection';
+import { volatilityViewProjection } from './volatility/projection';
 
 /** Every view family this codebase projects; `npm run projector` runs them all by default. */
 export const PROJECTIONS: readonly Projection[] = [
@@ -19,6 +20,7 @@ export const PROJECTIONS: readonly Projection[] = [
   stockPricesProjection,
   instrumentsProjection,
   openInterestProjection,
+  volatilityViewProjection,
 ];
 
 export function projectionByView(view: string): Projection | undefined {

@@ -9,6 +9,10 @@ import { openInterestChange } from './options/open-interest-change';
 import { openInterestOverTime } from './options/open-interest-over-time';
 import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
+import { exposureByStrike } from './options/exposure-by-strike';
+import { intervalMap } from './options/interval-map';
+import { ivRank } from './options/iv-rank';
+import { termStructure } from './options/term-structure';
 
 /** Every mounted endpoint, under /v1. One module per endpoint. */
 export const ENDPOINTS: readonly EndpointDef[] = [
@@ -22,4 +26,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   equityPrints,
   darkPoolLevels,
   marketMap,
+  ivRank,
+  termStructure,
+  exposureByStrike,
+  intervalMap,
 ];

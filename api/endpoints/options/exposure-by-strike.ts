@@ -1,0 +1,136 @@
+import { sessionDateOf } from '../../../services/domain/calendar';
+import type { GreekMode, RepresentationMode } from '../../../services/domain/volatility';
+import { VOLATILITY_VIEW } from '../../../services/views/volatility';
+import { SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS } from '../../fields/volatility';
+import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
+import type { EndpointDef } from '../../request/endpoint';
+import { and, compileExpression } from '../../request/filter-expression';
+import { filterPredicate, parseFilterObject } from '../../request/filter-object';
+import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
+import { fragments } from '../../request/validate';
+import { surfaceExposures } from '../../views/volatility/exposure';
+import { VolatilityReader, priceUnavailable } from '../../views/volatility/reader';
+import { greekModeSchema, representationModeSchema, requiredTickers, surfaceFilterSchema } from '../../views/volatility/request';
+
+interface Cell {
+  callExposure?: number;
+  putExposure?: number;
+}
+
+/**
+ * POST /options/tool/exposure-by-strike: open interest x greek x 100 (x the move) per leg at a
+ * quote snapshot, for each ticker asked for (services/domain/volatility.ts legExposure).
+ */
+export const exposureByStrike: EndpointDef = {
+  path: '/options/tool/exposure-by-strike',
+  summary: 'Greek exposure (open interest x greek x 100 x move) by expiration and strike at a quote snapshot.',
+  description:
+    "Per ticker, expiration -> strike -> {callExposure, putExposure} at a quote snapshot, with the snapshot's underlying price. Exposure = open interest of the session x greek x 100 for RAW, x S for PER_ONE_DOLLAR_MOVE, x S x 0.01 S for PER_ONE_PERCENT_MOVE. The sign is the greek's own: call delta positive and put delta negative (long calls and short puts positive). A leg without open interest or without IV (a one-sided or crossed quote) omits its field. Snapshot selection as in term-structure; a snapshot without an underlying price is a 422.",
+  kind: 'aggregation',
+  views: [VOLATILITY_VIEW],
+  problems: ['UnderlyingPriceUnavailable'],
+  requestSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter', 'greekMode', 'representationMode'],
+    properties: {
+      filter: surfaceFilterSchema(false),
+      greekMode: greekModeSchema,
+      representationMode: representationModeSchema,
+      filterExpression: fragments.filterExpression,
+      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
+    },
+  },
+  responseSchema: {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: {
+      data: {
+        type: 'object',
+        description: 'Ticker -> {exposureMap, stockPrice}.',
+        additionalProperties: {
+          type: 'object',
+          required: ['exposureMap', 'stockPrice'],
+          additionalProperties: false,
+          properties: {
+            stockPrice: { type: 'number' },
+            exposureMap: {
+              type: 'object',
+              description: 'Expiration date (ascending) -> strike string (ascending) -> {callExposure, putExposure}; a leg without exposure omits its field.',
+              additionalProperties: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { callExposure: { type: 'number' }, putExposure: { type: 'number' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  examples: {
+    gamma: {
+      summary: 'SPY gamma exposure per 1 % move at the end of a session',
+      request: { filter: { ticker: 'SPY' }, greekMode: 'GAMMA', representationMode: 'PER_ONE_PERCENT_MOVE', sessionDate: '2026-11-20' },
+    },
+    delta: {
+      summary: 'SPY raw delta exposure of one expiration, strikes 550-650, with an expression',
+      request: {
+        filter: { ticker: 'SPY', expirationDate: '2026-12-18', strikePriceRange: { min: 550, max: 650 } },
+        greekMode: 'DELTA',
+        representationMode: 'RAW',
+        filterExpression: { field: 'MONEY_TYPE', operation: 'NEQ', value: 'ITM' },
+      },
+    },
+  },
+
+  async handle(body, ctx) {
+    const sel = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
+    const filter = parseFilterObject(body.filter, SURFACE_FILTERS, SURFACE_FIELDS, SURFACE_EXCLUSIVE);
+    const tickers = requiredTickers(filter, false);
+    const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, SURFACE_FIELDS, 'A');
+    const keep = and([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
+    const greek = body.greekMode as GreekMode;
+    const representation = body.representationMode as RepresentationMode;
+    const reader = await VolatilityReader.open(ctx);
+    const out: [string, { exposureMap: Record<string, Record<string, Cell>>; stockPrice: number }][] = [];
+    for (const ticker of tickers) {
+      const ms = await reader.snapshot(ticker, sel);
+      const s = ms === null ? null : await reader.surface(ticker, ms);
+      if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
+      const oi = await reader.openInterest(ticker, sessionDateOf(ms!));
+      const byExp = new Map<string, Map<string, Cell>>();
+      for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, representation, keep)) {
+        let strikes = byExp.get(e.expiration);
+        if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
+        const k = strikeKey(e.strike);
+        const cell = strikes.get(k) ?? {};
+        if (e.right === 'CALL') cell.callExposure = e.exposure;
+        else cell.putExposure = e.exposure;
+        strikes.set(k, cell);
+      }
+      const exposureMap = orderedMap(
+        [...byExp].map(
+          ([exp, strikes]) =>
+            [
+              exp,
+              orderedMap(
+                [...strikes].map(([k, c]) => [
+                  k,
+                  { ...(c.callExposure !== undefined && { callExposure: c.callExposure }), ...(c.putExposure !== undefined && { putExposure: c.putExposure }) },
+                ]),
+                'decimal',
+              ),
+            ] as const,
+        ),
+        'date',
+      );
+      out.push([ticker, { exposureMap, stockPrice: s.spot }]);
+    }
+    return { data: orderedMap(out, 'text') };
+  },
+};

@@ -1,0 +1,57 @@
+import { MONEY_TYPES, type MoneyType } from '../../services/domain/order-flow';
+import { FieldSet } from '../request/fields';
+import type { FilterParam } from '../request/filter-object';
+import { EnumLookup } from '../request/names';
+
+/**
+ * A leg of a volatility surface as the snapshot endpoints filter it (term-structure,
+ * exposure-by-strike): one contract at one snapshot with its moneyness at the snapshot's price.
+ */
+export interface SurfaceLegRow {
+  ticker: string;
+  expirationDate: string;
+  strikePrice: number;
+  contractType: 'CALL' | 'PUT';
+  moneyType: MoneyType;
+  delta: number;
+  impliedVolatility: number;
+}
+
+const contractTypeLookup = new EnumLookup('contract type', ['CALL', 'PUT']);
+const moneyTypeLookup = new EnumLookup('money type', MONEY_TYPES);
+
+export const SURFACE_FIELDS = new FieldSet<SurfaceLegRow>([
+  { name: 'TICKER', aliases: ['TICKERS'], type: 'symbol', filterable: true, projectable: false, get: (r) => r.ticker },
+  { name: 'EXPIRATION_DATE', aliases: ['EXPIRATION_DATES'], type: 'date', filterable: true, projectable: false, get: (r) => r.expirationDate },
+  { name: 'STRIKE_PRICE', aliases: ['STRIKE_PRICES', 'STRIKE'], type: 'number', filterable: true, projectable: false, get: (r) => r.strikePrice },
+  {
+    name: 'CONTRACT_TYPE',
+    aliases: ['CONTRACT_TYPES'],
+    type: 'enum',
+    enumLookup: contractTypeLookup,
+    filterable: true,
+    projectable: false,
+    get: (r) => r.contractType,
+  },
+  { name: 'MONEY_TYPE', aliases: ['MONEY_TYPES'], type: 'enum', enumLookup: moneyTypeLookup, filterable: true, projectable: false, get: (r) => r.moneyType },
+  { name: 'DELTA', type: 'number', filterable: true, projectable: false, get: (r) => r.delta },
+  { name: 'IMPLIED_VOLATILITY', aliases: ['IV'], type: 'number', filterable: true, projectable: false, get: (r) => r.impliedVolatility },
+]);
+
+/** The spec's snapshot filters (term-structure, exposure-by-strike); `filter.ticker` is required by each endpoint. */
+export const SURFACE_FILTERS: FilterParam[] = [
+  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  { key: 'expirationDates', aliases: ['expirationDate'], kind: 'in', field: 'EXPIRATION_DATE' },
+  { key: 'expirationDateRange', kind: 'dateRange', field: 'EXPIRATION_DATE' },
+  { key: 'strikePrices', aliases: ['strikePrice'], kind: 'in', field: 'STRIKE_PRICE' },
+  { key: 'strikePriceRange', kind: 'range', field: 'STRIKE_PRICE' },
+  { key: 'moneyTypes', aliases: ['moneyType'], kind: 'in', field: 'MONEY_TYPE' },
+];
+
+/** Term Structure adds deltaRange, each bound within -1..1 (spec Limits). */
+export const DELTA_RANGE_FILTER: FilterParam = { key: 'deltaRange', kind: 'range', field: 'DELTA', bounds: { min: -1, max: 1 } };
+
+export const SURFACE_EXCLUSIVE: readonly (readonly [string, string])[] = [
+  ['strikePrices', 'strikePriceRange'],
+  ['expirationDates', 'expirationDateRange'],
+];

@@ -1,0 +1,44 @@
+import { GREEK_MODES, REPRESENTATION_MODES } from '../../../services/domain/volatility';
+import type { ParsedFilter } from '../../request/filter-object';
+import { invalid } from '../../request/problem';
+import { fragments, type JsonSchema } from '../../request/validate';
+
+/** Request pieces shared by the volatility endpoints. */
+
+const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
+const range = (description: string) => ({ type: 'object', description, properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } } });
+const dateRange = (description: string) => ({
+  type: 'object',
+  description,
+  properties: { startDate: { type: ['string', 'null'], format: 'date' }, endDate: { type: ['string', 'null'], format: 'date' } },
+});
+
+/** The filter object of the snapshot endpoints; deltaRange only on term-structure. */
+export function surfaceFilterSchema(withDelta: boolean): JsonSchema {
+  return {
+    ...fragments.filter,
+    properties: {
+      ticker: stringOrList('Underlying ticker (alias tickers). Required.'),
+      expirationDates: stringOrList('Expiration dates yyyy-MM-dd (alias expirationDate); OR-combined. Excludes expirationDateRange.'),
+      expirationDateRange: dateRange('Expirations {startDate, endDate}, inclusive.'),
+      strikePrices: { type: ['number', 'array'], items: { type: 'number' }, description: 'Strikes in dollars (alias strikePrice). Excludes strikePriceRange.' },
+      strikePriceRange: range('Strikes {min, max} in dollars, inclusive.'),
+      moneyTypes: stringOrList('ATM, ITM or OTM at the snapshot price (alias moneyType); ATM is within 0.5 % of the strike.'),
+      ...(withDelta ? { deltaRange: range('Black-Scholes delta {min, max}, each bound within -1 to 1.') } : {}),
+    },
+  };
+}
+
+export const greekModeSchema: JsonSchema = { enum: [...GREEK_MODES], description: 'The greek of the exposure: CHARM, DELTA, GAMMA or VANNA.' };
+export const representationModeSchema: JsonSchema = {
+  enum: [...REPRESENTATION_MODES],
+  description: 'RAW = OI x greek x 100; PER_ONE_DOLLAR_MOVE = RAW x S; PER_ONE_PERCENT_MOVE = RAW x S x 0.01 S (S: the snapshot underlying price).',
+};
+
+/** The tickers of `filter.ticker`: required; `single` endpoints take exactly one. */
+export function requiredTickers(parsed: ParsedFilter<unknown>, single: boolean): string[] {
+  const v = parsed.values.get('tickers') as string[] | undefined;
+  if (!v) throw invalid('filter.ticker', 'is required');
+  if (single && v.length !== 1) throw invalid('filter.ticker', `takes exactly one ticker, got ${v.length}`);
+  return v;
+}

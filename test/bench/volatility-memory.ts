@@ -1,0 +1,89 @@
+/**
+ * Memory of the volatility view for `npm start`'s history: `npx tsx test/bench/volatility-memory.ts [sessions] [tickSessions] [profile]`.
+ *
+ * Starts its own redis-server (no persistence) on a free port, generates the `dev` profile's
+ * daily tier (open interest, open/close, end-of-day quotes) for the last N sessions (default 400)
+ * and the tick tier for the newest K of them (default 2), as `npm run ingest -- history` does,
+ * and projects them with the projection's own code, partition by partition in chunks of 3,000
+ * (prices first, as the lead topic makes a projector do). No Kafka: the view's content does not
+ * depend on how events reach the projection. Reports used_memory, MEMORY USAGE by key kind and
+ * the projection's in-process rate; results go to test/bench/results/volatility-memory.json.
+ */
+import { spawn } from 'child_process';
+import fs from 'fs';
+import path from 'path';
+import Redis from 'ioredis';
+import { freePort } from '../../services/stack/process';
+import type { ProfileName } from '../../ingest/simulator/profiles';
+import { projectDevHistory } from './volatility-history';
+
+const SESSIONS = Number(process.argv[2] ?? 400);
+const TICK_SESSIONS = Number(process.argv[3] ?? 2);
+const THROUGH = '2026-11-20';
+const PROFILE = (process.argv[4] ?? 'dev') as ProfileName;
+
+async function main(): Promise<void> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const redis = new Redis({ port });
+  try {
+    await redis.ping();
+    const before = await usedMemory(redis);
+    const { days, counts, quotes, projectMs } = await projectDevHistory(redis, 'bench', {
+      sessions: SESSIONS,
+      tickSessions: TICK_SESSIONS,
+      through: THROUGH,
+      profile: PROFILE,
+      log: console.error,
+    });
+    const after = await usedMemory(redis);
+    const results = {
+      profile: PROFILE,
+      sessions: days.length,
+      tickSessions: TICK_SESSIONS,
+      from: days[0],
+      through: days[days.length - 1],
+      events: counts,
+      usedMemoryBytes: after - before,
+      usedMemoryMB: Number(((after - before) / 1048576).toFixed(1)),
+      memoryUsageByKindMB: Object.fromEntries(Object.entries(await memoryByKind(redis)).map(([k, v]) => [k, Number((v / 1048576).toFixed(2))])),
+      // One process computing and applying chunks in turn: no Kafka, no decoding.
+      projectedQuotesPerSecondInProcess: Math.round(quotes / (projectMs / 1000)),
+      redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
+    };
+    console.log(JSON.stringify(results, null, 2));
+    const out = path.join(__dirname, 'results', PROFILE === 'dev' ? 'volatility-memory.json' : `volatility-memory-${PROFILE}.json`);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  } finally {
+    redis.disconnect();
+    server.kill('SIGTERM');
+  }
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number((await redis.info('memory')).match(/used_memory:(\d+)/)![1]);
+}
+
+/** MEMORY USAGE of every key, summed by kind (s, snaps, px, oi, ivx). */
+async function memoryByKind(redis: Redis): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    const pipe = redis.pipeline();
+    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
+    const res = (await pipe.exec())!;
+    keys.forEach((k, i) => {
+      const kind = k.split(':')[4];
+      out[kind] = (out[kind] ?? 0) + Number(res[i][1]);
+    });
+  } while (cursor !== '0');
+  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
