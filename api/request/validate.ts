@@ -75,5 +75,14 @@ export const fragments = {
   /** The cursor of a table-shaped response: two strings, absent on the last page. */
   nextSearchAfter: (description: string) => ({ type: ['array', 'null'], items: { type: 'string' }, minItems: 2, maxItems: 2, description }),
   filter: { type: 'object', description: 'Convenience filters; keys ignore case and separators, singular and plural alike.' },
+  /** A filter taking one value or a list (the request layer accepts both everywhere). */
+  stringOrList: (description: string, items: JsonSchema = { type: 'string' }) => ({ type: ['string', 'array'], items, description }),
+  /** A {min, max} range filter; the request layer checks the bounds' types and order. */
+  range: (description: string) => ({
+    type: 'object',
+    additionalProperties: false,
+    properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } },
+    description: `${description} {min, max}, inclusive; a null or absent bound is open.`,
+  }),
   filterExpression: { type: ['object', 'null'], description: 'Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms.' },
 };

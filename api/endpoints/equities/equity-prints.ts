@@ -10,14 +10,6 @@ import type { Family, TablePlan } from '../../tables/engine';
 import { READABLE_CURSOR } from '../../tables/readable-cursor';
 import { tableEndpoint } from '../../tables/table-endpoint';
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-const range = (description: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } },
-  description: `${description} {min, max}, inclusive; a null or absent bound is open.`,
-});
-
 const ROW_SCHEMA = {
   type: 'object',
   description: 'An equity print (spec "Equity print row"). Fields dropped by includes/excludes are absent.',
@@ -87,16 +79,18 @@ export const equityPrints: EndpointDef = tableEndpoint<EquityPrintRow>({
   filterSchema: {
     ...fragments.filter,
     properties: {
-      tickers: stringOrList('Ticker(s) (alias ticker); OR-combined.'),
-      equityPrintTypes: stringOrList('LIT and/or DARK_POOL (aliases equityPrintType, printType, printTypes, type, types).'),
-      tradeSideCodes: stringOrList('Trade side(s): ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID or the short codes AA, A, M, B, BB (alias tradeSideCode).'),
-      priceRange: range('Price in dollars'),
-      sizeRange: range('Size in shares'),
-      askPriceRange: range('Ask price in dollars'),
-      askSizeRange: range('Ask size in shares'),
-      bidPriceRange: range('Bid price in dollars'),
-      bidSizeRange: range('Bid size in shares'),
-      notionalValueRange: range('Notional (price x size) in dollars'),
+      tickers: fragments.stringOrList('Ticker(s) (alias ticker); OR-combined.'),
+      equityPrintTypes: fragments.stringOrList('LIT and/or DARK_POOL (aliases equityPrintType, printType, printTypes, type, types).'),
+      tradeSideCodes: fragments.stringOrList(
+        'Trade side(s): ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID or the short codes AA, A, M, B, BB (alias tradeSideCode).',
+      ),
+      priceRange: fragments.range('Price in dollars'),
+      sizeRange: fragments.range('Size in shares'),
+      askPriceRange: fragments.range('Ask price in dollars'),
+      askSizeRange: fragments.range('Ask size in shares'),
+      bidPriceRange: fragments.range('Bid price in dollars'),
+      bidSizeRange: fragments.range('Bid size in shares'),
+      notionalValueRange: fragments.range('Notional (price x size) in dollars'),
       isDelayedPrint: { type: ['boolean', 'string'], description: 'true: only prints reported late; false: only prints reported on time.' },
     },
   },

@@ -9,8 +9,6 @@ import { READABLE_CURSOR } from '../../tables/readable-cursor';
 import { tableEndpoint } from '../../tables/table-endpoint';
 import type { Family } from '../../tables/engine';
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-
 const ROW_SCHEMA = {
   type: 'object',
   description: 'An exchange notification (spec "Exchange notification row"). Fields dropped by includes/excludes are absent.',
@@ -45,8 +43,8 @@ export const exchangeNotifications: EndpointDef = tableEndpoint<ExchangeNotifica
   filterSchema: {
     ...fragments.filter,
     properties: {
-      tickers: stringOrList('Ticker(s) (alias ticker); OR-combined.'),
-      types: stringOrList(`Notification type(s) (alias type), from: ${NOTIFICATION_TYPE_CODES.join(', ')}; OR-combined. An unknown code is a 400.`),
+      tickers: fragments.stringOrList('Ticker(s) (alias ticker); OR-combined.'),
+      types: fragments.stringOrList(`Notification type(s) (alias type), from: ${NOTIFICATION_TYPE_CODES.join(', ')}; OR-combined. An unknown code is a 400.`),
     },
   },
   families: (plan, { filter }) => {

@@ -14,8 +14,6 @@ import { StockPrices } from '../../views/equities/stock-prices';
 import { viewsStamp } from '../../views/views-stamp';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-
 const ENTRY = {
   type: 'object',
   additionalProperties: false,
@@ -57,8 +55,8 @@ export const marketMap: EndpointDef = {
       filter: {
         ...fragments.filter,
         properties: {
-          sectors: stringOrList('Sector(s) (alias sector): canonical (FINANCIAL_SERVICES) or label ("Financial Services"); OR-combined.'),
-          industries: stringOrList('Industry(ies) (alias industry); a double underscore equals a single one; OR-combined.'),
+          sectors: fragments.stringOrList('Sector(s) (alias sector): canonical (FINANCIAL_SERVICES) or label ("Financial Services"); OR-combined.'),
+          industries: fragments.stringOrList('Industry(ies) (alias industry); a double underscore equals a single one; OR-combined.'),
         },
       },
       filterExpression: { type: ['object', 'null'], description: 'Form B: {operator: AND|OR, operands: [nodes]} groups and {field, comparator, value} terms.' },

@@ -53,8 +53,6 @@ const NEWS_ROW_SCHEMA = {
   },
 };
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-
 export const newsArticles: EndpointDef = tableEndpoint<NewsDoc>({
   path: '/news/tool/news-articles',
   summary: 'Ticker-tagged news articles, newest first, cursor-paged.',
@@ -74,9 +72,9 @@ export const newsArticles: EndpointDef = tableEndpoint<NewsDoc>({
   filterSchema: {
     ...fragments.filter,
     properties: {
-      tickers: stringOrList('Ticker or tickers (alias ticker); OR-combined.'),
-      topics: stringOrList('Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined.'),
-      sentiments: stringOrList(
+      tickers: fragments.stringOrList('Ticker or tickers (alias ticker); OR-combined.'),
+      topics: fragments.stringOrList('Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined.'),
+      sentiments: fragments.stringOrList(
         'Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments.',
       ),
     },

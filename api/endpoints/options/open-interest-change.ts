@@ -8,14 +8,6 @@ import { OI_CHANGE_EXCLUSIVE, OI_CHANGE_FIELDS, OI_CHANGE_FILTERS } from '../../
 import { fragments } from '../../request/validate';
 import { tableEndpoint } from '../../tables/table-endpoint';
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-const range = (description: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } },
-  description: `${description} {min, max}, inclusive; a null or absent bound is open.`,
-});
-
 const ROW_SCHEMA = {
   type: 'object',
   description: 'One contract\'s open interest against the previous session (spec "Open interest change row"). Fields dropped by includes/excludes are absent.',
@@ -58,25 +50,25 @@ const table: EndpointDef = tableEndpoint<OiChangeRow>({
   filterSchema: {
     ...fragments.filter,
     properties: {
-      tickers: stringOrList('Underlying ticker(s) (alias ticker); OR-combined.'),
-      contractTypes: stringOrList('CALL and/or PUT (alias contractType).'),
+      tickers: fragments.stringOrList('Underlying ticker(s) (alias ticker); OR-combined.'),
+      contractTypes: fragments.stringOrList('CALL and/or PUT (alias contractType).'),
       strikePrices: {
         type: ['number', 'string', 'array'],
         items: { type: ['number', 'string'] },
         description: 'Strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.',
       },
-      strikePriceRange: range('Strike in dollars'),
-      expirationDates: stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
+      strikePriceRange: fragments.range('Strike in dollars'),
+      expirationDates: fragments.stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
       expirationDateRange: {
         type: 'object',
         additionalProperties: false,
         properties: { startDate: { type: ['string', 'null'] }, endDate: { type: ['string', 'null'] } },
         description: 'Expirations {startDate, endDate}, inclusive.',
       },
-      previousOpenInterestRange: range('Previous open interest (integers)'),
-      currentOpenInterestRange: range('Current open interest (integers)'),
-      changeInOpenInterestRange: range('Change in open interest (integers, signed)'),
-      percentChangeInOpenInterestRange: range('Percent change, fractional (0.05 = 5 %)'),
+      previousOpenInterestRange: fragments.range('Previous open interest (integers)'),
+      currentOpenInterestRange: fragments.range('Current open interest (integers)'),
+      changeInOpenInterestRange: fragments.range('Change in open interest (integers, signed)'),
+      percentChangeInOpenInterestRange: fragments.range('Percent change, fractional (0.05 = 5 %)'),
     },
   },
   // A ticker's rows live in its partition only; they are never more than the session's, so in the

@@ -182,47 +182,41 @@ export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): En
 
 // --- schemas ---------------------------------------------------------------------------------
 
-const stringOrList = (description: string, items: JsonSchema = { type: 'string' }) => ({ type: ['string', 'array'], items, description });
-const range = (description: string) => ({
-  type: 'object',
-  additionalProperties: false,
-  properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } },
-  description: `${description} {min, max}, inclusive; a null or absent bound is open.`,
-});
-
 /** The filter object's documented keys (ajv checks shape; the request layer resolves names and values). */
 export function filterSchema(extra: Record<string, JsonSchema>): JsonSchema {
   return {
     ...fragments.filter,
     properties: {
-      tickers: stringOrList('Underlying ticker(s) (alias ticker); OR-combined.'),
-      sectors: stringOrList('Sector(s) (alias sector); case, spaces and separators ignored: FINANCIAL_SERVICES = financialServices = "financial services".'),
-      industries: stringOrList('Industry(ies) (alias industry); case and separators ignored, a double underscore equals a single one.'),
-      contractTypes: stringOrList('CALL and/or PUT (alias contractType).'),
-      moneyTypes: stringOrList('ATM, ITM, OTM (alias moneyType); ATM is within 0.5 % of the strike.'),
+      tickers: fragments.stringOrList('Underlying ticker(s) (alias ticker); OR-combined.'),
+      sectors: fragments.stringOrList(
+        'Sector(s) (alias sector); case, spaces and separators ignored: FINANCIAL_SERVICES = financialServices = "financial services".',
+      ),
+      industries: fragments.stringOrList('Industry(ies) (alias industry); case and separators ignored, a double underscore equals a single one.'),
+      contractTypes: fragments.stringOrList('CALL and/or PUT (alias contractType).'),
+      moneyTypes: fragments.stringOrList('ATM, ITM, OTM (alias moneyType); ATM is within 0.5 % of the strike.'),
       strikePrices: {
         type: ['number', 'array'],
         items: { type: 'number' },
         description: 'Exact strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange.',
       },
-      strikePriceRange: range('Strike price range in dollars'),
-      expirationDates: stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
+      strikePriceRange: fragments.range('Strike price range in dollars'),
+      expirationDates: fragments.stringOrList('Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange.'),
       expirationDateRange: {
         type: 'object',
         additionalProperties: false,
         properties: { startDate: { type: ['string', 'null'] }, endDate: { type: ['string', 'null'] } },
         description: 'Expiration dates {startDate, endDate}, inclusive LocalDates; a null bound is open.',
       },
-      tradeSideCodes: stringOrList('ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID, or the short codes AA, A, M, B, BB (alias tradeSideCode).'),
-      tradeTypes: stringOrList(`Trade type(s) (alias tradeType): ${TRADE_TYPES.join(', ')}.`),
-      sentimentTypes: stringOrList(`Sentiment(s) (alias sentimentType): ${SENTIMENT_TYPES.join(', ')}.`),
-      exchanges: stringOrList(`Options exchange code(s) (alias exchange): ${OPTION_EXCHANGE_CODES.join(', ')}.`),
-      premiumRange: range('Premium in dollars'),
-      volumeRange: range("The contract's session volume at the trade, contracts"),
-      moneynessInDollarsRange: range('moneyness.degree, |strike - stock price| in dollars'),
-      moneynessInPercentRange: range('moneyness.degreeInPercent, |strike - stock price| / stock price x 100'),
-      ...Object.fromEntries(GREEK_NAMES.map((g) => [`${g}Range`, range(`greeks.${g} (${GREEK_UNITS[g]}); rows without greeks never match`)])),
-      sizeRange: range('Trade size in contracts'),
+      tradeSideCodes: fragments.stringOrList('ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID, or the short codes AA, A, M, B, BB (alias tradeSideCode).'),
+      tradeTypes: fragments.stringOrList(`Trade type(s) (alias tradeType): ${TRADE_TYPES.join(', ')}.`),
+      sentimentTypes: fragments.stringOrList(`Sentiment(s) (alias sentimentType): ${SENTIMENT_TYPES.join(', ')}.`),
+      exchanges: fragments.stringOrList(`Options exchange code(s) (alias exchange): ${OPTION_EXCHANGE_CODES.join(', ')}.`),
+      premiumRange: fragments.range('Premium in dollars'),
+      volumeRange: fragments.range("The contract's session volume at the trade, contracts"),
+      moneynessInDollarsRange: fragments.range('moneyness.degree, |strike - stock price| in dollars'),
+      moneynessInPercentRange: fragments.range('moneyness.degreeInPercent, |strike - stock price| / stock price x 100'),
+      ...Object.fromEntries(GREEK_NAMES.map((g) => [`${g}Range`, fragments.range(`greeks.${g} (${GREEK_UNITS[g]}); rows without greeks never match`)])),
+      sizeRange: fragments.range('Trade size in contracts'),
       isUnusual: { type: ['boolean', 'null'] },
       isOpeningPosition: { type: ['boolean', 'null'] },
       isVolumeGreaterThanOpenInterest: { type: ['boolean', 'null'] },

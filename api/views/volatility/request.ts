@@ -5,8 +5,6 @@ import { fragments, type JsonSchema } from '../../request/validate';
 
 /** Request pieces shared by the volatility endpoints. */
 
-const stringOrList = (description: string) => ({ type: ['string', 'array'], items: { type: 'string' }, description });
-const range = (description: string) => ({ type: 'object', description, properties: { min: { type: ['number', 'null'] }, max: { type: ['number', 'null'] } } });
 const dateRange = (description: string) => ({
   type: 'object',
   description,
@@ -18,13 +16,13 @@ export function surfaceFilterSchema(withDelta: boolean): JsonSchema {
   return {
     ...fragments.filter,
     properties: {
-      ticker: stringOrList('Underlying ticker (alias tickers). Required.'),
-      expirationDates: stringOrList('Expiration dates yyyy-MM-dd (alias expirationDate); OR-combined. Excludes expirationDateRange.'),
+      ticker: fragments.stringOrList('Underlying ticker (alias tickers). Required.'),
+      expirationDates: fragments.stringOrList('Expiration dates yyyy-MM-dd (alias expirationDate); OR-combined. Excludes expirationDateRange.'),
       expirationDateRange: dateRange('Expirations {startDate, endDate}, inclusive.'),
       strikePrices: { type: ['number', 'array'], items: { type: 'number' }, description: 'Strikes in dollars (alias strikePrice). Excludes strikePriceRange.' },
-      strikePriceRange: range('Strikes {min, max} in dollars, inclusive.'),
-      moneyTypes: stringOrList('ATM, ITM or OTM at the snapshot price (alias moneyType); ATM is within 0.5 % of the strike.'),
-      ...(withDelta ? { deltaRange: range('Black-Scholes delta {min, max}, each bound within -1 to 1.') } : {}),
+      strikePriceRange: fragments.range('Strikes {min, max} in dollars, inclusive.'),
+      moneyTypes: fragments.stringOrList('ATM, ITM or OTM at the snapshot price (alias moneyType); ATM is within 0.5 % of the strike.'),
+      ...(withDelta ? { deltaRange: fragments.range('Black-Scholes delta {min, max}, each bound within -1 to 1.') } : {}),
     },
   };
 }
