@@ -81,6 +81,7 @@ const FILTERS: Record<string, [string, 'in' | 'range' | 'dateRange' | 'bool' | '
   tradeConsolidationTypes: ['TRADE_CONSOLIDATION_TYPE', 'in'],
   isGoldenSweep: ['IS_GOLDEN_SWEEP', 'bool'],
   osi: ['OSI', 'eq'],
+  dteRange: ['DTE', 'range'],
 };
 
 /** How the generator spells values: canonical upper case, short codes for trade sides. */
