@@ -1,5 +1,5 @@
 import { nyLocalToEpochMs, sessionDateOf } from '../../services/domain/calendar';
-import { evaluate, type OracleRow } from './order-flow-oracle';
+import { matches, type OracleRow } from './order-flow-oracle';
 
 /**
  * Brute-force answers of the six flow-aggregation endpoints over print rows held in memory, from
@@ -51,7 +51,8 @@ function canonical(node: Body | undefined): Body | undefined {
 /** The prints a request matches (time, filter, filterExpression). */
 export function matching(rows: readonly OracleRow[], body: Body): OracleRow[] {
   const s = selected(rows, body);
-  return evaluate(s.rows, { filter: body.filter, filterExpression: canonical(body.filterExpression) }, s.window);
+  const b = { filter: body.filter, filterExpression: canonical(body.filterExpression) };
+  return s.rows.filter((r) => matches(r, b, s.window));
 }
 
 const SIDES = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'];
