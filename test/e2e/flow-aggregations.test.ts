@@ -327,7 +327,7 @@ describe('answers equal brute force over the same prints (random filters, window
       sessionDate: D2,
       aggregationPeriod: '1m',
       dataMode: 'NET_VOLUME',
-      filter: { ticker: 'GME' },
+      filter: { tickers: 'GME' },
       filterExpression: { field: 'CONTRACT_TYPE', operation: '=', value: 'PUT' },
     };
     const got = await ok(NF, body);
@@ -545,7 +545,7 @@ describe('validation: status and problem body for every bad input', () => {
       OPOT,
       { filter: { ticker: ['SPY', 'QQQ'], expirationDate: '2026-12-18', strikePrice: 600, contractType: 'CALL' } },
       'filter.ticker',
-      /single value/,
+      /must be string/,
     ],
   ];
   // Every row gets five values: a row shorter than the test function's parameter list would make
