@@ -79,9 +79,9 @@ describe('/readyz and the projector process', () => {
       status: 503,
       category: 'unavailable',
       code: 'NotReady',
-      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing' } },
+      checks: { redis: 'ok', views: { 'order-flow-consolidated': 'missing', 'order-flow-prints': 'missing', news: 'missing', 'flow-aggregates': 'missing' } },
     });
-    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news not built yet/);
+    expect(res.json.detail).toMatch(/views order-flow-consolidated, order-flow-prints, news, flow-aggregates not built yet/);
   });
 
   it("a projector process of two threads (METRICS_PORT) builds the view; /readyz turns 200 and the threads' summed metrics report every offset applied once and zero lag", async () => {
@@ -98,7 +98,7 @@ describe('/readyz and the projector process', () => {
       90_000,
       250,
     );
-    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1 } } });
+    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1, 'flow-aggregates': 1 } } });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;
