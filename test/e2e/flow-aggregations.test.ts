@@ -338,11 +338,11 @@ describe('answers equal brute force over the same prints (random filters, window
 });
 
 describe('the cube and the scan of the prints view agree', () => {
-  it('for cube-served queries, forcing the scan gives the same sums', async () => {
+  it('for cube-served queries, at both cell levels, forcing the scan gives the same sums', async () => {
     const sum = (cells: FlowCell[]) => {
       const m = new Map<string, number[]>();
       for (const c of cells) {
-        const k = `${c.minute === null ? '' : c.minute}|${c.ticker}|${c.contractType}|${c.tradeSideCode}|${c.exchange}|${c.expirationDate}|${c.strikePrice}`;
+        const k = `${c.minute === null ? '' : c.minute}|${c.ticker}|${c.contractType}|${c.tradeSideCode}|${c.exchange}|${c.moneyness.moneyType}`;
         const s = m.get(k) ?? [0, 0, 0];
         m.set(k, [s[0] + c.premiumCents, s[1] + c.tradeCount, s[2] + c.volume]);
       }
@@ -353,22 +353,25 @@ describe('the cube and the scan of the prints view agree', () => {
       [['SPX', 'GME'], null],
       [['AAPL'], { startMs: D2_OPEN + 600_000, endMs: D2_OPEN + 4_200_000 }],
     ] as const) {
-      const q: FlowQuery = {
-        cubeVersion: 1,
-        printsVersion: 1,
-        sessions: [D2],
-        window,
-        tickers,
-        predicate: (r) => r.contractType === 'CALL',
-        cubeOnly: true,
-        hints: tickers ? { tickers: [...tickers] } : {},
-      };
-      const paths: string[] = [];
-      const cube = await readFlowCells(redis, config.keyPrefix, q, true, (p) => paths.push(p));
-      const scan = await readFlowCells(redis, config.keyPrefix, { ...q, cubeOnly: false }, true, (p) => paths.push(p));
-      expect(paths).toEqual(['cube', 'scan']);
-      expect(cube.length).toBeLessThan(scan.length);
-      expect(sum(cube)).toEqual(sum(scan));
+      for (const contractLevel of [true, false]) {
+        const q: FlowQuery = {
+          cubeVersion: 1,
+          printsVersion: 1,
+          sessions: [D2],
+          window,
+          tickers,
+          predicate: (r) => r.contractType === 'CALL',
+          cubeOnly: true,
+          contractLevel,
+          hints: tickers ? { tickers: [...tickers] } : {},
+        };
+        const paths: string[] = [];
+        const cube = await readFlowCells(redis, config.keyPrefix, q, true, (p) => paths.push(p));
+        const scan = await readFlowCells(redis, config.keyPrefix, { ...q, cubeOnly: false }, true, (p) => paths.push(p));
+        expect(paths).toEqual(['cube', 'scan']);
+        expect(cube.length).toBeLessThan(scan.length);
+        expect(sum(cube)).toEqual(sum(scan));
+      }
     }
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  CONTRACT_FIELDS,
   CUBE_FIELDS,
   addSums,
   barOfPrint,
@@ -75,6 +76,20 @@ describe('flow-aggregates cells', () => {
           const want = cellOfPrint(p, withMinute);
           expect(c).toEqual({ ...want, premiumCents: 123 });
         }
+      }),
+    );
+  });
+
+  it('a coarse cell drops the expiration and the strike, and keeps every other dimension', () => {
+    fc.assert(
+      fc.property(printArb, (p) => {
+        const field = cellField(p, true, 'coarse');
+        expect(field).toBe(cellField({ ...p, expirationDate: '2030-01-18', strikePrice: 1 }, true, 'coarse'));
+        const c = parseCell(p.ticker, field, '1,1,1', true);
+        const want = cellOfPrint(p, true);
+        for (const f of CUBE_FIELDS)
+          if (!CONTRACT_FIELDS.has(f)) expect(UNCONSOLIDATED_FIELDS.lookup(f)!.get(c as never)).toEqual(UNCONSOLIDATED_FIELDS.lookup(f)!.get(want as never));
+        expect(c.minute).toBe(want.minute);
       }),
     );
   });

@@ -10,7 +10,7 @@ import { viewSegments, viewStamp } from '../../tables/view-state';
 import { readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
 import { bucketStart, rollUp } from '../../request/aggregation/buckets';
 import { directionOf } from '../../../services/domain/order-flow';
-import { CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
+import { CONTRACT_FIELDS, CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
 import { filterSchema, hintsOf } from './order-flow-tape';
 
 /**
@@ -121,7 +121,9 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         : parseFilterObject(body.filter, spec.filters, UNCONSOLIDATED_FIELDS, OPTION_TRADE_EXCLUSIVE);
       const expression = spec.expression && body.filterExpression != null ? compileExpression(body.filterExpression, UNCONSOLIDATED_FIELDS, 'A') : null;
       const predicate = and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
-      const cubeOnly = [...fieldsRead(filter, spec.filters, expression)].every((f) => CUBE_FIELDS.has(f));
+      const read = [...fieldsRead(filter, spec.filters, expression)];
+      const cubeOnly = read.every((f) => CUBE_FIELDS.has(f));
+      const contractLevel = read.some((f) => CONTRACT_FIELDS.has(f));
 
       const [cubeVersion, printsVersion] = await Promise.all([ctx.views.version(FLOW_AGGREGATES_VIEW), ctx.views.version(ORDER_FLOW_PRINTS_VIEW)]);
       let sessions: string[] = [];
@@ -141,6 +143,7 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         tickers,
         predicate,
         cubeOnly,
+        contractLevel,
         hints: hintsOf(filter),
       };
       const singleTicker = tickers && tickers.length === 1 ? tickers[0] : null;

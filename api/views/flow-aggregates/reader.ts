@@ -43,6 +43,8 @@ export interface FlowQuery {
   predicate(row: OrderFlowPrintRow): boolean;
   /** Whether `predicate` reads only fields a cell carries (CUBE_FIELDS). */
   cubeOnly: boolean;
+  /** Whether `predicate` reads a field only contract-level cells carry (CONTRACT_FIELDS). */
+  contractLevel: boolean;
   /** Narrowing hints for a scan (api/views/order-flow/planner.ts). */
   hints: OrderFlowHints;
 }
@@ -109,7 +111,10 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   const byMinute = minutes || q.window !== null;
   const targets = await tickerTargets(redis, prefix, q.cubeVersion, q);
   const pipe = redis.pipeline();
-  for (const [k, d, t] of targets) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
+  for (const [k, d, t] of targets) {
+    if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
+    else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
+  }
   const res = (await pipe.exec())!;
   targets.forEach(([, , t], i) => {
     const [err, hash] = res[i] as [Error | null, Record<string, string>];

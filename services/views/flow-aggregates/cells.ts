@@ -15,6 +15,11 @@ import { premiumCents } from '../order-flow/statistics';
  * underlying and one minute (or one whole session); it holds premium in integer cents, prints and
  * contracts. Sentiment is a function of contract type and trade side (projections/enrich), so a
  * sentiment filter is answered from cells too.
+ *
+ * Cells come at two levels: **contract** cells carry every dimension; **coarse** cells drop the
+ * expiration and the strike, which multiply the cells of a busy underlying into nearly one per
+ * print. A request that filters on neither (most: one ticker, the whole market, by side, type,
+ * exchange or money type) reads the coarse cells, a few hundred per underlying and session.
  */
 
 export interface CellDims {
@@ -71,6 +76,14 @@ export const CUBE_FIELDS: ReadonlySet<string> = new Set([
   'SENTIMENT_TYPE',
 ]);
 
+/** The row fields only contract-level cells carry. */
+export const CONTRACT_FIELDS: ReadonlySet<string> = new Set(['EXPIRATION_DATE', 'STRIKE_PRICE']);
+
+export type CellLevel = 'contract' | 'coarse';
+
+/** What a coarse cell holds for the dimensions it drops (never read: a request reading them uses contract cells). */
+const DROPPED = '*';
+
 export const MINUTE_MS = 60_000;
 
 export function minuteOf(tradeTime: number): number {
@@ -91,12 +104,13 @@ export function sentimentOfCell(contractType: 'CALL' | 'PUT', side: TradeSide): 
  * A cell's hash field within its underlying's hash: the dimensions, '|'-separated, prefixed by the
  * minute (epoch minutes) in minute hashes. The ticker is the hash's, not the field's.
  */
-export function cellField(p: CubePrint, withMinute: boolean): string {
+export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 'contract'): string {
+  const coarse = level === 'coarse';
   const dims = [
     p.contractType === 'CALL' ? 'C' : 'P',
     SIDE_CODE[p.tradeSideCode],
-    p.expirationDate,
-    String(p.strikePrice),
+    coarse ? DROPPED : p.expirationDate,
+    coarse ? DROPPED : String(p.strikePrice),
     p.moneyness.moneyType,
     p.exchange,
     p.sector,
@@ -120,7 +134,7 @@ export function parseCell(ticker: string, field: string, value: string, withMinu
     contractType,
     tradeSideCode,
     expirationDate: exp,
-    strikePrice: Number(strike),
+    strikePrice: strike === DROPPED ? NaN : Number(strike),
     moneyness: { moneyType: money as MoneyType },
     exchange,
     sector,

@@ -9,6 +9,8 @@ import type { PartitionKeys } from '../keys';
  *   <D>:tk             zset (lex) underlyings with prints in session D
  *   <D>:cs:<TICKER>    hash  whole-session cells: dims -> "cents,prints,contracts" (cells.ts)
  *   <D>:cm:<TICKER>    hash  1-minute cells: minute|dims -> "cents,prints,contracts"
+ *   <D>:ks:<TICKER>    hash  coarse whole-session cells (no expiration, no strike; cells.ts)
+ *   <D>:km:<TICKER>    hash  coarse 1-minute cells
  *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
@@ -31,6 +33,12 @@ export class FlowAggregateKeys {
   }
   minuteCells(d: string, ticker: string): string {
     return this.p.key(d, 'cm', ticker);
+  }
+  coarseSessionCells(d: string, ticker: string): string {
+    return this.p.key(d, 'ks', ticker);
+  }
+  coarseMinuteCells(d: string, ticker: string): string {
+    return this.p.key(d, 'km', ticker);
   }
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
