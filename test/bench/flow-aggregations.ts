@@ -45,7 +45,15 @@ async function main(): Promise<void> {
     )[0][0];
 
     const url = `redis://127.0.0.1:${port}`;
-    const api = await startApi({ ...loadConfig({ ...process.env, KAFKA_BROKERS: 'unused:9092', SCHEMA_REGISTRY_URL: 'http://unused', REDIS_URL: url }), redisUrl: url, viewsRedisUrl: url, keyPrefix: 'mdq' }, { responseCacheBytes: 0 });
+    const api = await startApi(
+      {
+        ...loadConfig({ ...process.env, KAFKA_BROKERS: 'unused:9092', SCHEMA_REGISTRY_URL: 'http://unused', REDIS_URL: url }),
+        redisUrl: url,
+        viewsRedisUrl: url,
+        keyPrefix: 'mdq',
+      },
+      { responseCacheBytes: 0 },
+    );
     const P = (name: string) => `${api.url}/v1/options/tool/${name}`;
     const one = { sessionDate: DATE, filter: { tickers: ticker } };
     const cases: [string, string, Record<string, unknown>][] = [
@@ -59,10 +67,22 @@ async function main(): Promise<void> {
       ['net-flow, whole market, 5m buckets', 'net-flow', { sessionDate: DATE, dataMode: 'NET_PREMIUM', aggregationPeriod: '5m' }],
       ['net-drift, one ticker, 15m buckets', 'net-drift', { ...one, aggregationPeriod: '15m' }],
       ['option-price-over-time, busiest contract, 1m buckets', 'option-price-over-time', { sessionDate: DATE, aggregationPeriod: '1m', filter: { osi } }],
-      ['scan: contract-trade-side-statistics, premiumRange', 'contract-trade-side-statistics', { sessionDate: DATE, dataMode: 'PREMIUM', filter: { premiumRange: { min: 50_000 } } }],
+      [
+        'scan: contract-trade-side-statistics, premiumRange',
+        'contract-trade-side-statistics',
+        { sessionDate: DATE, dataMode: 'PREMIUM', filter: { premiumRange: { min: 50_000 } } },
+      ],
       ['tape: unconsolidated, premiumRange, first page', 'order-flow/unconsolidated', { sessionDate: DATE, filter: { premiumRange: { min: 50_000 } } }],
     ];
-    const results: Record<string, unknown> = { prints: prints.length, tickers: counts.size, ticker, osi, clients: CLIENTS, seconds: SECONDS, responseCache: 'off' };
+    const results: Record<string, unknown> = {
+      prints: prints.length,
+      tickers: counts.size,
+      ticker,
+      osi,
+      clients: CLIENTS,
+      seconds: SECONDS,
+      responseCache: 'off',
+    };
     const measured: Record<string, LoadResult> = {};
     for (const [name, path_, body] of cases) {
       const check = await api.post(`/v1/options/tool/${path_}`, body);

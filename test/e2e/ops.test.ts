@@ -98,7 +98,10 @@ describe('/readyz and the projector process', () => {
       90_000,
       250,
     );
-    expect(ready.json).toEqual({ status: 'ready', checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1, 'flow-aggregates': 1 } } });
+    expect(ready.json).toEqual({
+      status: 'ready',
+      checks: { redis: 'ok', views: { 'order-flow-consolidated': 1, 'order-flow-prints': 1, news: 1, 'flow-aggregates': 1 } },
+    });
 
     // Every message applied: per partition, applied offset = high watermark - 1 and lag 0.
     projectorUrl = `http://127.0.0.1:${port}`;
