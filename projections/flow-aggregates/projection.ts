@@ -26,7 +26,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at both levels
- * (contract and coarse), its minute's last underlying price and its contract's 1-minute bar.
+ * (contract and coarse, and coarse over the partition's underlyings together), its minute's last
+ * underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
  * are read and written back as one HSET per hash: the runtime applies a chunk exactly once and
@@ -73,6 +74,8 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.minuteCells(d, p.ticker), cellField(p, true), add, addTriples);
       sums.merge(k.coarseSessionCells(d, p.ticker), cellField(p, false, 'coarse'), add, addTriples);
       sums.merge(k.coarseMinuteCells(d, p.ticker), cellField(p, true, 'coarse'), add, addTriples);
+      sums.merge(k.marketSessionCells(d), cellField(p, false, 'coarse'), add, addTriples);
+      sums.merge(k.marketMinuteCells(d), cellField(p, true, 'coarse'), add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);
       lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);

@@ -338,11 +338,11 @@ describe('answers equal brute force over the same prints (random filters, window
 });
 
 describe('the cube and the scan of the prints view agree', () => {
-  it('for cube-served queries, at both cell levels, forcing the scan gives the same sums', async () => {
-    const sum = (cells: FlowCell[]) => {
+  it('for cube-served queries, at every cell level, forcing the scan gives the same sums', async () => {
+    const sum = (cells: FlowCell[], byTicker: boolean) => {
       const m = new Map<string, number[]>();
       for (const c of cells) {
-        const k = `${c.minute === null ? '' : c.minute}|${c.ticker}|${c.contractType}|${c.tradeSideCode}|${c.exchange}|${c.moneyness.moneyType}`;
+        const k = `${c.minute === null ? '' : c.minute}|${byTicker ? c.ticker : '*'}|${c.contractType}|${c.tradeSideCode}|${c.exchange}|${c.moneyness.moneyType}`;
         const s = m.get(k) ?? [0, 0, 0];
         m.set(k, [s[0] + c.premiumCents, s[1] + c.tradeCount, s[2] + c.volume]);
       }
@@ -353,7 +353,11 @@ describe('the cube and the scan of the prints view agree', () => {
       [['SPX', 'GME'], null],
       [['AAPL'], { startMs: D2_OPEN + 600_000, endMs: D2_OPEN + 4_200_000 }],
     ] as const) {
-      for (const contractLevel of [true, false]) {
+      for (const [contractLevel, byTicker] of [
+        [true, true],
+        [false, true],
+        [false, false],
+      ]) {
         const q: FlowQuery = {
           cubeVersion: 1,
           printsVersion: 1,
@@ -363,6 +367,7 @@ describe('the cube and the scan of the prints view agree', () => {
           predicate: (r) => r.contractType === 'CALL',
           cubeOnly: true,
           contractLevel,
+          byTicker,
           hints: tickers ? { tickers: [...tickers] } : {},
         };
         const paths: string[] = [];
@@ -370,7 +375,7 @@ describe('the cube and the scan of the prints view agree', () => {
         const scan = await readFlowCells(redis, config.keyPrefix, { ...q, cubeOnly: false }, true, (p) => paths.push(p));
         expect(paths).toEqual(['cube', 'scan']);
         expect(cube.length).toBeLessThan(scan.length);
-        expect(sum(cube)).toEqual(sum(scan));
+        expect(sum(cube, byTicker)).toEqual(sum(scan, byTicker));
       }
     }
   });

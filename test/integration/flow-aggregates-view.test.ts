@@ -41,7 +41,7 @@ it('a rebuild replays into a new version that is key for key the old one, then s
   await pipe.waitCaughtUp(1, prefix, 120_000, flowAggregatesProjection);
   const v1 = await viewContents(pipe.redis, prefix, FLOW_AGGREGATES_VIEW, 1);
   // Not trivial: every kind of key of every session.
-  for (const kind of [':cs:', ':cm:', ':ks:', ':km:', ':u:', ':o:', ':osi', ':tk'])
+  for (const kind of [':cs:', ':cm:', ':ks:', ':km:', ':ms', ':mm', ':u:', ':o:', ':osi', ':tk'])
     for (const d of ['2024-05-01', '2024-05-02', '2024-05-03']) expect(Object.keys(v1).some((k) => k.includes(`${d}${kind}`))).toBe(true);
   const { from, to } = await projector.rebuild({ graceMs: 100 });
   expect([from, to]).toEqual([1, 2]);

@@ -54,6 +54,8 @@ export interface FlowEndpointSpec {
   /** The schema of `data`. */
   dataSchema: JsonSchema;
   examples: Record<string, EndpointExample>;
+  /** Whether the answer is per ticker (each cell must name its underlying). */
+  perTicker?: boolean;
   /** Overrides the generic filter parsing (option-price-over-time's contract identifier). */
   parseFilter?(raw: unknown): ParsedFilter<Row>;
   answer(req: FlowRequest, ctx: EndpointContext & { onPath?: (p: FlowPath) => void }): Promise<unknown>;
@@ -144,6 +146,7 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         predicate,
         cubeOnly,
         contractLevel,
+        byTicker: spec.perTicker === true || read.includes('TICKER'),
         hints: hintsOf(filter),
       };
       const singleTicker = tickers && tickers.length === 1 ? tickers[0] : null;

@@ -31,6 +31,7 @@ export const gainersLosers = flowEndpoint({
   },
   expression: true,
   bucketed: false,
+  perTicker: true,
   dataSchema: {
     type: 'object',
     additionalProperties: {

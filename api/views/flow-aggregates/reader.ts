@@ -45,6 +45,8 @@ export interface FlowQuery {
   cubeOnly: boolean;
   /** Whether `predicate` reads a field only contract-level cells carry (CONTRACT_FIELDS). */
   contractLevel: boolean;
+  /** Whether each cell must name its underlying (the answer is per ticker, or the predicate reads TICKER). */
+  byTicker: boolean;
   /** Narrowing hints for a scan (api/views/order-flow/planner.ts). */
   hints: OrderFlowHints;
 }
@@ -109,10 +111,16 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   }
   if (q.cubeVersion === null) return out;
   const byMinute = minutes || q.window !== null;
-  const targets = await tickerTargets(redis, prefix, q.cubeVersion, q);
+  // Whole-market answers that need no ticker read each partition's underlyings summed together.
+  const market = !q.contractLevel && !q.byTicker && !q.tickers;
+  const version = q.cubeVersion;
+  const targets = market
+    ? partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]))
+    : await tickerTargets(redis, prefix, version, q);
   const pipe = redis.pipeline();
   for (const [k, d, t] of targets) {
-    if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
+    if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
+    else if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
     else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
   }
   const res = (await pipe.exec())!;

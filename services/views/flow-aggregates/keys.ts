@@ -11,6 +11,8 @@ import type { PartitionKeys } from '../keys';
  *   <D>:cm:<TICKER>    hash  1-minute cells: minute|dims -> "cents,prints,contracts"
  *   <D>:ks:<TICKER>    hash  coarse whole-session cells (no expiration, no strike; cells.ts)
  *   <D>:km:<TICKER>    hash  coarse 1-minute cells
+ *   <D>:ms, <D>:mm     hash  coarse whole-session and 1-minute cells of every underlying of the
+ *                            partition together (whole-market answers that need no ticker)
  *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
@@ -39,6 +41,12 @@ export class FlowAggregateKeys {
   }
   coarseMinuteCells(d: string, ticker: string): string {
     return this.p.key(d, 'km', ticker);
+  }
+  marketSessionCells(d: string): string {
+    return this.p.key(d, 'ms');
+  }
+  marketMinuteCells(d: string): string {
+    return this.p.key(d, 'mm');
   }
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
