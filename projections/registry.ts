@@ -3,6 +3,7 @@ import { equityPrintsProjection } from './equities/equity-prints';
 import { instrumentsProjection } from './equities/instruments';
 import { stockPricesProjection } from './equities/stock-prices';
 import { exchangeNotificationsProjection } from './equities/exchange-notifications';
+import { flowAggregatesProjection } from './flow-aggregates/projection';
 import { newsProjection } from './news/projection';
 import { openInterestProjection } from './open-interest/projection';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from './order-flow/projections';
@@ -21,6 +22,7 @@ export const PROJECTIONS: readonly Projection[] = [
   instrumentsProjection,
   openInterestProjection,
   volatilityViewProjection,
+  flowAggregatesProjection,
 ];
 
 export function projectionByView(view: string): Projection | undefined {

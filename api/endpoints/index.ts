@@ -7,6 +7,12 @@ import { newsArticles } from './news/news-articles';
 import { maxPainEndpoint } from './options/max-pain';
 import { openInterestChange } from './options/open-interest-change';
 import { openInterestOverTime } from './options/open-interest-over-time';
+import { contractTradeSideStatistics } from './options/contract-trade-side-statistics';
+import { gainersLosers } from './options/gainers-losers';
+import { marketShare } from './options/market-share';
+import { netDrift } from './options/net-drift';
+import { netFlow } from './options/net-flow';
+import { optionPriceOverTime } from './options/option-price-over-time';
 import { orderFlowConsolidated } from './options/order-flow-consolidated';
 import { orderFlowUnconsolidated } from './options/order-flow-unconsolidated';
 import { exposureByStrike } from './options/exposure-by-strike';
@@ -30,4 +36,10 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   termStructure,
   exposureByStrike,
   intervalMap,
+  contractTradeSideStatistics,
+  marketShare,
+  gainersLosers,
+  netFlow,
+  netDrift,
+  optionPriceOverTime,
 ];

@@ -26,7 +26,7 @@ import {
   type OrderFlowRow,
 } from '../../services/views/order-flow';
 import { testConfig, waitFor } from '../support/env';
-import { openPipeline, snapshotView, type TestPipeline } from '../support/pipeline';
+import { openPipeline, snapshotView, viewContents, type TestPipeline } from '../support/pipeline';
 import {
   CONSOLIDATED_SPEC,
   OPEN_INTEREST_SPEC,
@@ -123,9 +123,8 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
 }
 
 /** A view version's keys and contents without the bookkeeping (offsets, layout format: projector.test covers those). */
-async function viewState(pipe: TestPipeline, prefix: string, view: string, version = 1): Promise<Snapshot> {
-  const snap = await snapshotView(pipe.redis, prefix, view, version);
-  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets') && k !== 'format'));
+function viewState(pipe: TestPipeline, prefix: string, view: string, version = 1): Promise<Snapshot> {
+  return viewContents(pipe.redis, prefix, view, version);
 }
 
 const VIEWS: [string, Projection][] = [

@@ -81,6 +81,7 @@ const FILTERS: Record<string, [string, 'in' | 'range' | 'dateRange' | 'bool' | '
   tradeConsolidationTypes: ['TRADE_CONSOLIDATION_TYPE', 'in'],
   isGoldenSweep: ['IS_GOLDEN_SWEEP', 'bool'],
   osi: ['OSI', 'eq'],
+  dteRange: ['DTE', 'range'],
 };
 
 /** How the generator spells values: canonical upper case, short codes for trade sides. */
@@ -154,16 +155,20 @@ function compareValues(a: unknown, b: unknown): number {
   return (a as string) < (b as string) ? -1 : 1;
 }
 
+/** Whether a row is in the request's window and matches its filter and filterExpression. */
+export function matches(r: OracleRow, body: Body, window?: { startMs: number; endMs: number }): boolean {
+  return (
+    (!window || (r.tradeTime >= window.startMs && r.tradeTime < window.endMs)) &&
+    matchFilter(r, body.filter ?? {}) &&
+    (!body.filterExpression || matchExpression(r, body.filterExpression))
+  );
+}
+
 /** Every row the request matches, in the order the API must return them. */
 export function evaluate(rows: readonly OracleRow[], body: Body, window?: { startMs: number; endMs: number }): OracleRow[] {
   const sortField = body.sort?.field ?? 'TRADE_TIME';
   const desc = (body.sort?.direction ?? 'DESCENDING') === 'DESCENDING';
-  const out = rows.filter(
-    (r) =>
-      (!window || (r.tradeTime >= window.startMs && r.tradeTime < window.endMs)) &&
-      matchFilter(r, body.filter ?? {}) &&
-      (!body.filterExpression || matchExpression(r, body.filterExpression)),
-  );
+  const out = rows.filter((r) => matches(r, body, window));
   out.sort((a, b) => {
     const c = compareValues(READ[sortField](a), READ[sortField](b)) || (a.rowKey < b.rowKey ? -1 : a.rowKey > b.rowKey ? 1 : 0);
     return desc ? -c : c;

@@ -106,6 +106,22 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
   return out;
 }
 
+/** A view version's data keys and contents without the bookkeeping (offsets, layout format), as snapshotView gives them. */
+export async function viewContents(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
+  const snap = await snapshotView(redis, prefix, view, version);
+  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets') && k !== 'format'));
+}
+
+/** Messages of `topic` a view version has applied (offsets + 1, summed over partitions). */
+export async function appliedCount(redis: Redis, prefix: string, view: string, version: number, topic: string, partitions = 12): Promise<number> {
+  let sum = 0;
+  for (let p = 0; p < partitions; p++) {
+    const v = await redis.hget(`${prefix}:${view}:v${version}:{p${String(p).padStart(2, '0')}}:offsets`, topic);
+    sum += v === null ? 0 : Number(v) + 1;
+  }
+  return sum;
+}
+
 /**
  * A TypeScript entry point as its own node process (one process: signals reach it), started with
  * the flags production starts it with (node-args.ts); `nodeArgs` go after them (e.g. `--cpu-prof`).

@@ -44,7 +44,7 @@ const INDEXED_RANGE_FILTERS: Record<string, IndexedSort> = {
 };
 
 /** The parts of the filter object that let the reader pick a narrower index (it still tests every row). */
-function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
+export function hintsOf<Row>(filter: ParsedFilter<Row>): OrderFlowHints {
   const hints: OrderFlowHints = { ranges: {} };
   const tickers = filter.values.get('tickers');
   if (Array.isArray(tickers)) hints.tickers = tickers as string[];

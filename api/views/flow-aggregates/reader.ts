@@ -1,0 +1,238 @@
+import type Redis from 'ioredis';
+import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { partitionOf } from '../../../services/kafka/partition';
+import {
+  FLOW_AGGREGATES_VIEW,
+  FlowAggregateKeys,
+  MINUTE_MS,
+  barOfPrint,
+  cellOfPrint,
+  contractId,
+  decodeBar,
+  decodeLast,
+  laterOf,
+  minuteOf,
+  parseCell,
+  type Bar,
+  type FlowCell,
+  type LastPrice,
+} from '../../../services/views/flow-aggregates';
+import { PartitionKeys } from '../../../services/views/keys';
+import { ORDER_FLOW_PRINTS_VIEW, type OrderFlowPrintRow } from '../../../services/views/order-flow';
+import type { TimeWindow } from '../../request/time';
+import { scanTable } from '../../tables/engine';
+import { orderFlowTableQuery, type OrderFlowHints } from '../order-flow';
+
+/**
+ * Reading the flow-aggregates cube (services/views/flow-aggregates), or, when a request filters on
+ * something a cell does not carry or its window cuts a minute, the prints view it is built from
+ * (a scan through the table engine, api/tables/engine.ts scanTable). Both give FlowCells: the
+ * cube its stored cells, the scan one cell per matching print (cellOfPrint, the projector's own
+ * arithmetic), so an endpoint folds them the same way whichever path answered.
+ */
+
+export interface FlowQuery {
+  /** Served versions of the cube and of the prints view (null: never built). */
+  cubeVersion: number | null;
+  printsVersion: number | null;
+  sessions: readonly string[];
+  window: TimeWindow | null;
+  /** Underlyings the filter pins (undefined: every underlying). */
+  tickers?: readonly string[];
+  /** The request's whole row filter (filter object and filterExpression). */
+  predicate(row: OrderFlowPrintRow): boolean;
+  /** Whether `predicate` reads only fields a cell carries (CUBE_FIELDS). */
+  cubeOnly: boolean;
+  /** Whether `predicate` reads a field only contract-level cells carry (CONTRACT_FIELDS). */
+  contractLevel: boolean;
+  /** Whether each cell must name its underlying (the answer is per ticker, or the predicate reads TICKER). */
+  byTicker: boolean;
+  /** Narrowing hints for a scan (api/views/order-flow/planner.ts). */
+  hints: OrderFlowHints;
+}
+
+/** Diagnostics for tests: which path answered. */
+export type FlowPath = 'cube' | 'scan';
+
+const partitions = () => Array.from({ length: MARKET_PARTITIONS }, (_, p) => p);
+const keysOf = (prefix: string, version: number, p: number) => new FlowAggregateKeys(new PartitionKeys(prefix, FLOW_AGGREGATES_VIEW, version, p));
+
+/** A window the cube answers: none, or one whose bounds are whole minutes. */
+export function cubeWindow(w: TimeWindow | null): boolean {
+  return w === null || (w.startMs % MINUTE_MS === 0 && w.endMs % MINUTE_MS === 0);
+}
+
+const inWindow = (w: TimeWindow | null, ms: number) => w === null || (ms >= w.startMs && ms < w.endMs);
+
+/** Which path a query takes. */
+export function flowPath(q: Pick<FlowQuery, 'cubeOnly' | 'window'>): FlowPath {
+  return q.cubeOnly && cubeWindow(q.window) ? 'cube' : 'scan';
+}
+
+/** The (partition, session, ticker) hashes to read: the pinned tickers', or every ticker's (listed per partition). */
+async function tickerTargets(redis: Redis, prefix: string, version: number, q: FlowQuery): Promise<[FlowAggregateKeys, string, string][]> {
+  const out: [FlowAggregateKeys, string, string][] = [];
+  if (q.tickers) {
+    for (const t of new Set(q.tickers)) {
+      const k = keysOf(prefix, version, partitionOf(t, MARKET_PARTITIONS));
+      for (const d of q.sessions) out.push([k, d, t]);
+    }
+    return out;
+  }
+  const pipe = redis.pipeline();
+  const asked: [FlowAggregateKeys, string][] = [];
+  for (const p of partitions()) {
+    const k = keysOf(prefix, version, p);
+    for (const d of q.sessions) {
+      pipe.zrange(k.tickers(d), 0, -1);
+      asked.push([k, d]);
+    }
+  }
+  const res = (await pipe.exec())!;
+  asked.forEach(([k, d], i) => {
+    const [err, ts] = res[i] as [Error | null, string[]];
+    if (err) throw err;
+    for (const t of ts) out.push([k, d, t]);
+  });
+  return out;
+}
+
+/**
+ * The cells matching a query. `minutes`: 1-minute cells (bucketed answers) rather than
+ * whole-session ones; a window always reads minutes.
+ */
+export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, minutes: boolean, onPath?: (p: FlowPath) => void): Promise<FlowCell[]> {
+  const path = flowPath(q);
+  onPath?.(path);
+  const out: FlowCell[] = [];
+  if (path === 'scan') {
+    await scanPrints(redis, prefix, q, q.predicate, (row) => out.push(cellOfPrint(row, true)));
+    return out;
+  }
+  if (q.cubeVersion === null) return out;
+  const byMinute = minutes || q.window !== null;
+  // Whole-market answers that need no ticker read each partition's underlyings summed together.
+  const market = !q.contractLevel && !q.byTicker && !q.tickers;
+  const version = q.cubeVersion;
+  const targets = market
+    ? partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]))
+    : await tickerTargets(redis, prefix, version, q);
+  const pipe = redis.pipeline();
+  for (const [k, d, t] of targets) {
+    if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
+    else if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
+    else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
+  }
+  const res = (await pipe.exec())!;
+  targets.forEach(([, , t], i) => {
+    const [err, hash] = res[i] as [Error | null, Record<string, string>];
+    if (err) throw err;
+    for (const field in hash) {
+      const c = parseCell(t, field, hash[field], byMinute);
+      if (c.minute !== null && !inWindow(q.window, c.minute)) continue;
+      if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
+    }
+  });
+  return out;
+}
+
+/** Scans the prints view for rows matching `predicate` within the query's sessions and window. */
+async function scanPrints(redis: Redis, prefix: string, q: FlowQuery, predicate: (r: OrderFlowPrintRow) => boolean, visit: (r: OrderFlowPrintRow) => void) {
+  if (q.printsVersion === null || !q.sessions.length) return;
+  const table = orderFlowTableQuery<OrderFlowPrintRow>({
+    view: ORDER_FLOW_PRINTS_VIEW,
+    version: q.printsVersion,
+    sessions: [...q.sessions],
+    window: q.window,
+    predicate,
+    hints: q.hints,
+  });
+  await scanTable(redis, prefix, table, visit);
+}
+
+/**
+ * The last underlying price of `ticker` per minute start within the query's sessions and window,
+ * over every print of the ticker (option filters do not apply: it is the underlying's price).
+ */
+export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery, ticker: string): Promise<Map<number, LastPrice>> {
+  const out = new Map<number, LastPrice>();
+  if (!cubeWindow(q.window)) {
+    // The window cuts a minute: the ticker's prints within it decide.
+    const rows: FlowQuery = { ...q, hints: { tickers: [ticker] } };
+    await scanPrints(
+      redis,
+      prefix,
+      rows,
+      (r) => r.ticker === ticker,
+      (r) => out.set(minuteOf(r.tradeTime), laterOf(out.get(minuteOf(r.tradeTime)) ?? null, { time: r.tradeTime, rowKey: r.rowKey, price: r.stockPrice })),
+    );
+    return out;
+  }
+  if (q.cubeVersion === null) return out;
+  const k = keysOf(prefix, q.cubeVersion, partitionOf(ticker, MARKET_PARTITIONS));
+  const pipe = redis.pipeline();
+  for (const d of q.sessions) pipe.hgetall(k.underlying(d, ticker));
+  for (const [err, hash] of (await pipe.exec())!) {
+    if (err) throw err;
+    for (const [m, v] of Object.entries(hash as Record<string, string>)) {
+      const ms = Number(m) * MINUTE_MS;
+      if (inWindow(q.window, ms)) out.set(ms, decodeLast(v));
+    }
+  }
+  return out;
+}
+
+/** A contract, as option-price-over-time names it: an OSI symbol, or its four parts. */
+export type ContractRef = { osi: string } | { ticker: string; expirationDate: string; contractType: 'CALL' | 'PUT'; strikePrice: number };
+
+/** The contract's 1-minute bars (minute start, bar) within the query's sessions and window. */
+export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: ContractRef, onPath?: (p: FlowPath) => void): Promise<[number, Bar][]> {
+  const matches = (r: OrderFlowPrintRow) =>
+    'osi' in ref
+      ? r.osi === ref.osi
+      : r.ticker === ref.ticker && r.expirationDate === ref.expirationDate && r.contractType === ref.contractType && r.strikePrice === ref.strikePrice;
+  if (!cubeWindow(q.window)) {
+    onPath?.('scan');
+    const out: [number, Bar][] = [];
+    const hints: OrderFlowHints = 'osi' in ref ? { osi: ref.osi } : { tickers: [ref.ticker] };
+    await scanPrints(redis, prefix, { ...q, hints }, matches, (r) => out.push([r.tradeTime, barOfPrint(r)]));
+    return out;
+  }
+  onPath?.('cube');
+  if (q.cubeVersion === null) return [];
+  const version = q.cubeVersion;
+  // Which partition and contract key: by the four parts directly, or through the OSI index.
+  const found: [FlowAggregateKeys, string, string][] = [];
+  if ('osi' in ref) {
+    const pipe = redis.pipeline();
+    const asked: [FlowAggregateKeys, string][] = [];
+    for (const p of partitions()) {
+      const k = keysOf(prefix, version, p);
+      for (const d of q.sessions) {
+        pipe.hget(k.osis(d), ref.osi);
+        asked.push([k, d]);
+      }
+    }
+    const res = (await pipe.exec())!;
+    asked.forEach(([k, d], i) => {
+      const [err, contract] = res[i] as [Error | null, string | null];
+      if (err) throw err;
+      if (contract !== null) found.push([k, d, contract]);
+    });
+  } else {
+    const k = keysOf(prefix, version, partitionOf(ref.ticker, MARKET_PARTITIONS));
+    const contract = contractId(ref.ticker, ref.expirationDate, ref.contractType, ref.strikePrice);
+    for (const d of q.sessions) found.push([k, d, contract]);
+  }
+  const pipe = redis.pipeline();
+  for (const [k, d, contract] of found) pipe.hgetall(k.contract(d, contract));
+  const out: [number, Bar][] = [];
+  for (const [err, hash] of (await pipe.exec())!) {
+    if (err) throw err;
+    for (const [m, v] of Object.entries(hash as Record<string, string>)) {
+      const ms = Number(m) * MINUTE_MS;
+      if (inWindow(q.window, ms)) out.push([ms, decodeBar(v)]);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,129 @@
+import type Redis from 'ioredis';
+import { topicFor } from '../../schemas/catalog';
+import type { EnrichedPrintEvent } from '../../services/domain/order-flow';
+import type { PartitionKeys } from '../../services/views/keys';
+import {
+  FLOW_AGGREGATES_VIEW,
+  FlowAggregateKeys,
+  addSums,
+  barOfPrint,
+  cellField,
+  contractId,
+  decodeBar,
+  decodeLast,
+  encodeBar,
+  encodeLast,
+  laterOf,
+  mergeBars,
+  minuteOf,
+  type Bar,
+  type LastPrice,
+} from '../../services/views/flow-aggregates';
+import { premiumCents } from '../../services/views/order-flow';
+import type { RedisOp } from '../runtime/atomic-apply';
+import type { Projection, SourceEvent } from '../runtime/projection';
+
+/**
+ * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
+ * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at both levels
+ * (contract and coarse, and coarse over the partition's underlyings together), its minute's last
+ * underlying price and its contract's 1-minute bar.
+ *
+ * A chunk's contributions are first combined in memory per hash field, then the touched fields
+ * are read and written back as one HSET per hash: the runtime applies a chunk exactly once and
+ * refuses it if anything else was applied to the partition since the read (atomic-apply.ts), so
+ * the values read are current. Sums are integers and bars and last prices are chosen by
+ * (tradeTime, rowKey), so the view does not depend on how the topic was chunked: a rebuild gives
+ * the same bytes.
+ */
+
+const PRINTS = topicFor('enriched-print')!;
+
+/** Field -> pending change, per hash key. */
+class Pending<V> {
+  readonly byKey = new Map<string, Map<string, V>>();
+  merge(key: string, field: string, v: V, combine: (a: V, b: V) => V): void {
+    let m = this.byKey.get(key);
+    if (!m) this.byKey.set(key, (m = new Map()));
+    const was = m.get(field);
+    m.set(field, was === undefined ? v : combine(was, v));
+  }
+}
+
+type Sums = [cents: number, prints: number, contracts: number];
+const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
+
+export const flowAggregatesProjection: Projection = {
+  view: FLOW_AGGREGATES_VIEW,
+  format: 1,
+  topics: [PRINTS],
+
+  async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
+    const k = new FlowAggregateKeys(keys);
+    const sums = new Pending<Sums>();
+    const lasts = new Pending<LastPrice>();
+    const bars = new Pending<Bar>();
+    const tickers = new Map<string, Set<string>>();
+    const osis = new Map<string, Map<string, string>>();
+    for (const ev of events) {
+      if (ev.value === null) continue;
+      const p = ev.value as unknown as EnrichedPrintEvent;
+      const d = p.sessionDate;
+      const add: Sums = [premiumCents(p.premium), 1, p.size];
+      sums.merge(k.sessionCells(d, p.ticker), cellField(p, false), add, addTriples);
+      sums.merge(k.minuteCells(d, p.ticker), cellField(p, true), add, addTriples);
+      sums.merge(k.coarseSessionCells(d, p.ticker), cellField(p, false, 'coarse'), add, addTriples);
+      sums.merge(k.coarseMinuteCells(d, p.ticker), cellField(p, true, 'coarse'), add, addTriples);
+      sums.merge(k.marketSessionCells(d), cellField(p, false, 'coarse'), add, addTriples);
+      sums.merge(k.marketMinuteCells(d), cellField(p, true, 'coarse'), add, addTriples);
+      const minute = String(minuteOf(p.tradeTime) / 60_000);
+      lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
+      const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);
+      bars.merge(k.contract(d, contract), minute, barOfPrint(p), (a, b) => mergeBars(a, b));
+      if (!tickers.has(d)) tickers.set(d, new Set());
+      tickers.get(d)!.add(p.ticker);
+      if (!osis.has(d)) osis.set(d, new Map());
+      osis.get(d)!.set(p.osi, contract);
+    }
+    if (!tickers.size) return [];
+
+    // One round trip reads every touched field.
+    const pipe = redis.pipeline();
+    const reads: [Pending<unknown>, string][] = [];
+    for (const pending of [sums, lasts, bars] as Pending<unknown>[]) {
+      for (const [key, fields] of pending.byKey) {
+        pipe.hmget(key, ...fields.keys());
+        reads.push([pending, key]);
+      }
+    }
+    const res = (await pipe.exec())!;
+    const ops: RedisOp[] = [];
+    reads.forEach(([pending, key], i) => {
+      const [err, stored] = res[i] as [Error | null, (string | null)[]];
+      if (err) throw err;
+      const fields = pending.byKey.get(key)!;
+      const op: RedisOp = ['HSET', key];
+      let j = 0;
+      for (const [field, change] of fields) {
+        const was = stored[j++];
+        let next: string;
+        if (pending === (sums as Pending<unknown>)) {
+          const [c, n, v] = change as Sums;
+          next = addSums(was, c, n, v);
+        } else if (pending === (lasts as Pending<unknown>)) {
+          next = encodeLast(laterOf(was === null ? null : decodeLast(was), change as LastPrice));
+        } else {
+          next = encodeBar(mergeBars(was === null ? null : decodeBar(was), change as Bar));
+        }
+        op.push(field, next);
+      }
+      ops.push(op);
+    });
+    for (const [d, ts] of tickers) {
+      ops.push(['ZADD', k.tickers(d), ...[...ts].flatMap((t) => ['0', t])]);
+      ops.push(['ZADD', k.sessions, '0', d]);
+    }
+    for (const [d, m] of osis) ops.push(['HSET', k.osis(d), ...[...m].flat()]);
+    return ops;
+  },
+};

@@ -1,0 +1,278 @@
+import type { MoneyType, SentimentType, TradeSide } from '../../domain/order-flow';
+import { premiumCents } from '../order-flow/statistics';
+
+/**
+ * The flow-aggregates cube, the pure part shared by the projector (writer), the API (reader) and
+ * its scan fallback: what one print contributes and how contributions combine.
+ *
+ * Every aggregate counts **prints** (the unconsolidated tape, derived.order-flow.prints): a print
+ * is immutable and appears once, so sums only ever grow, and trade counts agree with the
+ * unconsolidated tape's statistics. Consolidated trades are not counted (their side is recomputed
+ * from the averaged price, so they would split premium differently).
+ *
+ * A cell is one combination of the dimensions the endpoints filter on (contract type, trade side,
+ * expiration, strike, money type, exchange, sector, industry, isETF, isIndex) within one
+ * underlying and one minute (or one whole session); it holds premium in integer cents, prints and
+ * contracts. Sentiment is a function of contract type and trade side (projections/enrich), so a
+ * sentiment filter is answered from cells too.
+ *
+ * Cells come at two levels: **contract** cells carry every dimension; **coarse** cells drop the
+ * expiration and the strike, which multiply the cells of a busy underlying into nearly one per
+ * print. A request that filters on neither (most: one ticker, the whole market, by side, type,
+ * exchange or money type) reads the coarse cells, a few hundred per underlying and session.
+ */
+
+export interface CellDims {
+  ticker: string;
+  contractType: 'CALL' | 'PUT';
+  tradeSideCode: TradeSide;
+  expirationDate: string;
+  strikePrice: number;
+  moneyness: { moneyType: MoneyType };
+  exchange: string;
+  sector: string;
+  industry: string;
+  isETF: boolean;
+  isIndex: boolean;
+  sentimentType: SentimentType;
+}
+
+/** A cell: dimensions named as on an order-flow row (so a row predicate over them applies), and sums. */
+export interface FlowCell extends CellDims {
+  /** Start of the cell's minute (epoch-ms), or null for a whole-session cell. */
+  minute: number | null;
+  premiumCents: number;
+  tradeCount: number;
+  volume: number;
+}
+
+/** The fields of a print that the cube reads. */
+export type CubePrint = Omit<CellDims, 'moneyness' | 'sentimentType'> & {
+  moneyness: { moneyType: MoneyType };
+  sentimentType?: SentimentType;
+  rowKey: string;
+  sessionDate: string;
+  osi: string;
+  premium: number;
+  size: number;
+  optionPrice: number;
+  stockPrice: number;
+  tradeTime: number;
+};
+
+/** The row fields a cell carries: a filter or expression reading only these is answered from the cube. */
+export const CUBE_FIELDS: ReadonlySet<string> = new Set([
+  'TICKER',
+  'CONTRACT_TYPE',
+  'TRADE_SIDE_CODE',
+  'EXPIRATION_DATE',
+  'STRIKE_PRICE',
+  'MONEY_TYPE',
+  'EXCHANGE',
+  'SECTOR',
+  'INDUSTRY',
+  'IS_ETF',
+  'IS_INDEX',
+  'SENTIMENT_TYPE',
+]);
+
+/** The row fields only contract-level cells carry. */
+export const CONTRACT_FIELDS: ReadonlySet<string> = new Set(['EXPIRATION_DATE', 'STRIKE_PRICE']);
+
+export type CellLevel = 'contract' | 'coarse';
+
+/** What a coarse cell holds for the dimensions it drops (never read: a request reading them uses contract cells). */
+const DROPPED = '*';
+
+export const MINUTE_MS = 60_000;
+
+export function minuteOf(tradeTime: number): number {
+  return Math.floor(tradeTime / MINUTE_MS) * MINUTE_MS;
+}
+
+const SIDE_CODE: Record<TradeSide, string> = { ABOVE_ASK: 'AA', ASK: 'A', MID_MARKET: 'M', BID: 'B', BELOW_BID: 'BB' };
+const SIDE_OF: Record<string, TradeSide> = { AA: 'ABOVE_ASK', A: 'ASK', M: 'MID_MARKET', B: 'BID', BB: 'BELOW_BID' };
+
+/** Sentiment from contract type and side (the enrichment's rule, projections/enrich/enrich-print.ts). */
+export function sentimentOfCell(contractType: 'CALL' | 'PUT', side: TradeSide): SentimentType {
+  if (side === 'MID_MARKET') return 'NEUTRAL';
+  const buy = side === 'ASK' || side === 'ABOVE_ASK';
+  return buy === (contractType === 'CALL') ? 'BULLISH' : 'BEARISH';
+}
+
+/**
+ * A cell's hash field within its underlying's hash: the dimensions, '|'-separated, prefixed by the
+ * minute (epoch minutes) in minute hashes. The ticker is the hash's, not the field's.
+ */
+export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 'contract'): string {
+  const coarse = level === 'coarse';
+  const dims = [
+    p.contractType === 'CALL' ? 'C' : 'P',
+    SIDE_CODE[p.tradeSideCode],
+    coarse ? DROPPED : p.expirationDate,
+    coarse ? DROPPED : String(p.strikePrice),
+    p.moneyness.moneyType,
+    p.exchange,
+    p.sector,
+    p.industry,
+    `${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`,
+  ].join('|');
+  return withMinute ? `${p.tradeTime >= 0 ? Math.floor(p.tradeTime / MINUTE_MS) : 0}|${dims}` : dims;
+}
+
+/** A stored cell (field and value) of underlying `ticker` back as a FlowCell. */
+export function parseCell(ticker: string, field: string, value: string, withMinute: boolean): FlowCell {
+  const parts = field.split('|');
+  const minute = withMinute ? Number(parts.shift()) * MINUTE_MS : null;
+  const [ct, side, exp, strike, money, exchange, sector, industry, flags] = parts;
+  const [p, n, v] = value.split(',').map(Number);
+  const contractType = ct === 'C' ? 'CALL' : 'PUT';
+  const tradeSideCode = SIDE_OF[side];
+  return {
+    minute,
+    ticker,
+    contractType,
+    tradeSideCode,
+    expirationDate: exp,
+    strikePrice: strike === DROPPED ? NaN : Number(strike),
+    moneyness: { moneyType: money as MoneyType },
+    exchange,
+    sector,
+    industry,
+    isETF: flags[0] === '1',
+    isIndex: flags[1] === '1',
+    sentimentType: sentimentOfCell(contractType, tradeSideCode),
+    premiumCents: p,
+    tradeCount: n,
+    volume: v,
+  };
+}
+
+/** A print as a one-print cell (the scan fallback's unit; the projector sums the same values). */
+export function cellOfPrint(p: CubePrint, withMinute: boolean): FlowCell {
+  return {
+    minute: withMinute ? minuteOf(p.tradeTime) : null,
+    ticker: p.ticker,
+    contractType: p.contractType,
+    tradeSideCode: p.tradeSideCode,
+    expirationDate: p.expirationDate,
+    strikePrice: p.strikePrice,
+    moneyness: { moneyType: p.moneyness.moneyType },
+    exchange: p.exchange,
+    sector: p.sector,
+    industry: p.industry,
+    isETF: p.isETF,
+    isIndex: p.isIndex,
+    sentimentType: sentimentOfCell(p.contractType, p.tradeSideCode),
+    premiumCents: premiumCents(p.premium),
+    tradeCount: 1,
+    volume: p.size,
+  };
+}
+
+/** Sums `value` ("cents,prints,contracts", or null for none) and a change. */
+export function addSums(value: string | null, cents: number, prints: number, contracts: number): string {
+  if (value === null) return `${cents},${prints},${contracts}`;
+  const [p, n, v] = value.split(',').map(Number);
+  return `${p + cents},${n + prints},${v + contracts}`;
+}
+
+// --- the last underlying price of a minute -------------------------------------------------
+
+/** The print latest in (tradeTime, rowKey) order wins; rowKey breaks ties, so the result never depends on arrival order. */
+export interface LastPrice {
+  time: number;
+  rowKey: string;
+  price: number;
+}
+
+export function encodeLast(l: LastPrice): string {
+  return `${l.time}|${l.rowKey}|${l.price}`;
+}
+
+export function decodeLast(s: string): LastPrice {
+  const [t, rk, p] = s.split('|');
+  return { time: Number(t), rowKey: rk, price: Number(p) };
+}
+
+function later(a: { time: number; rowKey: string }, b: { time: number; rowKey: string }): boolean {
+  return a.time > b.time || (a.time === b.time && a.rowKey > b.rowKey);
+}
+
+export function laterOf(a: LastPrice | null, b: LastPrice): LastPrice {
+  return a === null || later(b, a) ? b : a;
+}
+
+// --- per-contract bars -----------------------------------------------------------------------
+
+/**
+ * A trade bar of one contract: open and close are the prints first and last in (tradeTime, rowKey)
+ * order, so merging bars is commutative and associative (a replay in any chunking gives the same
+ * bar), high and low the extreme prices, volume the contracts.
+ */
+export interface Bar {
+  openTime: number;
+  openKey: string;
+  open: number;
+  high: number;
+  low: number;
+  closeTime: number;
+  closeKey: string;
+  close: number;
+  volume: number;
+}
+
+export function barOfPrint(p: Pick<CubePrint, 'tradeTime' | 'rowKey' | 'optionPrice' | 'size'>): Bar {
+  return {
+    openTime: p.tradeTime,
+    openKey: p.rowKey,
+    open: p.optionPrice,
+    high: p.optionPrice,
+    low: p.optionPrice,
+    closeTime: p.tradeTime,
+    closeKey: p.rowKey,
+    close: p.optionPrice,
+    volume: p.size,
+  };
+}
+
+export function mergeBars(a: Bar | null, b: Bar): Bar {
+  if (a === null) return b;
+  const bOpensFirst = later({ time: a.openTime, rowKey: a.openKey }, { time: b.openTime, rowKey: b.openKey });
+  const bClosesLast = later({ time: b.closeTime, rowKey: b.closeKey }, { time: a.closeTime, rowKey: a.closeKey });
+  return {
+    openTime: bOpensFirst ? b.openTime : a.openTime,
+    openKey: bOpensFirst ? b.openKey : a.openKey,
+    open: bOpensFirst ? b.open : a.open,
+    high: Math.max(a.high, b.high),
+    low: Math.min(a.low, b.low),
+    closeTime: bClosesLast ? b.closeTime : a.closeTime,
+    closeKey: bClosesLast ? b.closeKey : a.closeKey,
+    close: bClosesLast ? b.close : a.close,
+    volume: a.volume + b.volume,
+  };
+}
+
+export function encodeBar(b: Bar): string {
+  return [b.openTime, b.openKey, b.open, b.high, b.low, b.closeTime, b.closeKey, b.close, b.volume].join('|');
+}
+
+export function decodeBar(s: string): Bar {
+  const x = s.split('|');
+  return {
+    openTime: Number(x[0]),
+    openKey: x[1],
+    open: Number(x[2]),
+    high: Number(x[3]),
+    low: Number(x[4]),
+    closeTime: Number(x[5]),
+    closeKey: x[6],
+    close: Number(x[7]),
+    volume: Number(x[8]),
+  };
+}
+
+/** A contract's identity as the cube keys it: underlying, expiration, C/P, strike (the OSI root may differ from the ticker). */
+export function contractId(ticker: string, expirationDate: string, contractType: 'CALL' | 'PUT', strikePrice: number): string {
+  return `${ticker}|${expirationDate}|${contractType === 'CALL' ? 'C' : 'P'}|${strikePrice}`;
+}

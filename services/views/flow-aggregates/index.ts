@@ -1,0 +1,3 @@
+/** The flow-aggregates cube: key layout (keys.ts) and the pure cell and bar arithmetic (cells.ts). */
+export * from './keys';
+export * from './cells';

@@ -1,0 +1,60 @@
+import type { PartitionKeys } from '../keys';
+
+/**
+ * The flow-aggregates view (projections/flow-aggregates), shared by the projector and the API.
+ * Every key is under its partition's hash tag; data keys are per session D:
+ *
+ *   s                  zset (lex) session dates with prints in this partition (the table views' name,
+ *                      so api/tables/view-state.ts viewSegments lists them)
+ *   <D>:tk             zset (lex) underlyings with prints in session D
+ *   <D>:cs:<TICKER>    hash  whole-session cells: dims -> "cents,prints,contracts" (cells.ts)
+ *   <D>:cm:<TICKER>    hash  1-minute cells: minute|dims -> "cents,prints,contracts"
+ *   <D>:ks:<TICKER>    hash  coarse whole-session cells (no expiration, no strike; cells.ts)
+ *   <D>:km:<TICKER>    hash  coarse 1-minute cells
+ *   <D>:ms, <D>:mm     hash  coarse whole-session and 1-minute cells of every underlying of the
+ *                            partition together (whole-market answers that need no ticker)
+ *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
+ *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
+ *                            ticker|expiration|C or P|strike
+ *   <D>:osi            hash  OSI symbol -> CONTRACT (finds a contract named by osi)
+ */
+
+export const FLOW_AGGREGATES_VIEW = 'flow-aggregates';
+
+export class FlowAggregateKeys {
+  constructor(readonly p: PartitionKeys) {}
+
+  get sessions(): string {
+    return this.p.key('s');
+  }
+  tickers(d: string): string {
+    return this.p.key(d, 'tk');
+  }
+  sessionCells(d: string, ticker: string): string {
+    return this.p.key(d, 'cs', ticker);
+  }
+  minuteCells(d: string, ticker: string): string {
+    return this.p.key(d, 'cm', ticker);
+  }
+  coarseSessionCells(d: string, ticker: string): string {
+    return this.p.key(d, 'ks', ticker);
+  }
+  coarseMinuteCells(d: string, ticker: string): string {
+    return this.p.key(d, 'km', ticker);
+  }
+  marketSessionCells(d: string): string {
+    return this.p.key(d, 'ms');
+  }
+  marketMinuteCells(d: string): string {
+    return this.p.key(d, 'mm');
+  }
+  underlying(d: string, ticker: string): string {
+    return this.p.key(d, 'u', ticker);
+  }
+  contract(d: string, contract: string): string {
+    return this.p.key(d, 'o', contract);
+  }
+  osis(d: string): string {
+    return this.p.key(d, 'osi');
+  }
+}

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'child_process';
+import Redis from 'ioredis';
+import { freePort } from '../../services/stack/process';
+import { PartitionKeys } from '../../services/views/keys';
+import { applyAtomically } from '../../projections/runtime/atomic-apply';
+import type { Projection } from '../../projections/runtime/projection';
+import { eventsByPartition } from './order-flow-sample';
+
+/**
+ * What the memory benchmarks that project without Kafka share: a private redis-server, its
+ * memory and apply-time counters, and projecting events with a projection's own logic and the
+ * runtime's atomic apply in chunks of 500.
+ */
+
+/** A redis-server of its own (no persistence) on a free port, and a client once it answers. */
+export async function privateRedisServer(): Promise<{ redis: Redis; server: ChildProcess }> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  // ioredis reconnects on its own while the server starts and queues the PING until then (a loop
+  // of connect() calls failed with "already connecting" under load and leaked the server).
+  const redis = new Redis({ port });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([redis.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000)))]).finally(
+    () => clearTimeout(timer),
+  );
+  return { redis, server };
+}
+
+/** Redis's cumulative time in EXEC (the apply's transaction, atomic-apply.ts, with the commands it ran), microseconds. */
+export async function applyMicros(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  let us = 0;
+  for (const m of stats.matchAll(/cmdstat_exec:calls=\d+,usec=(\d+)/g)) us += Number(m[1]);
+  return us;
+}
+
+export async function usedMemory(redis: Redis): Promise<number> {
+  return Number((await redis.info('memory')).match(/used_memory:(\d+)/)![1]);
+}
+
+/** MEMORY USAGE of every key, summed by the kind `kindOf` gives its parts after `<prefix>:<view>:v1:{pNN}`. */
+export async function memoryByKind(redis: Redis, kindOf: (parts: string[]) => string): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
+    cursor = next;
+    const pipe = redis.pipeline();
+    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
+    const res = (await pipe.exec())!;
+    keys.forEach((k, i) => {
+      const kind = kindOf(k.split(':').slice(4));
+      out[kind] = (out[kind] ?? 0) + Number(res[i][1]);
+    });
+  } while (cursor !== '0');
+  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
+}
+
+/** Projects `events` of `topic` into version 1 under the prefix 'mdq', chunks of 500 per partition. */
+export async function projectInChunks(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]): Promise<void> {
+  const byPart = eventsByPartition(topic, events);
+  for (const [p, evs] of byPart) {
+    const keys = new PartitionKeys('mdq', projection.view, 1, p);
+    const others = projection.topics.map((t) => t.name).filter((t) => t !== topic);
+    for (let i = 0; i < evs.length; i += 500) {
+      const chunk = evs.slice(i, i + 500);
+      const othersAt = await Promise.all(others.map(async (t) => [t, Number((await redis.hget(keys.offsets, t)) ?? -1)] as [string, number]));
+      const ops = await projection.project(chunk, keys, redis);
+      const res = await applyAtomically(redis, keys.offsets, topic, i - 1, chunk[chunk.length - 1].offset, ops, othersAt);
+      if (!res.applied) throw new Error('not applied');
+    }
+  }
+}
