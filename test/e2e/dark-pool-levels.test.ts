@@ -53,8 +53,7 @@ beforeAll(async () => {
   pipe = await openPipeline(config);
   await pipe.producer.send(topicFor('equity-print')!, [...historySample, ...tape, ...tapeSample] as never);
   await pipe.producer.send(topicFor('underlying-price')!, prices as never);
-  for (const p of [equityPrintsProjection, darkPoolLevelsProjection, stockPricesProjection]) await pipe.newProjector(config.keyPrefix, p).start();
-  for (const p of [equityPrintsProjection, darkPoolLevelsProjection, stockPricesProjection]) await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, p);
+  await pipe.projectAll([equityPrintsProjection, darkPoolLevelsProjection, stockPricesProjection]);
   api = await startApi(config);
 });
 

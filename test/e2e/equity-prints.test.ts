@@ -35,8 +35,7 @@ let api: TestApi;
 beforeAll(async () => {
   pipe = await openPipeline(config);
   await pipe.producer.send(SPEC, events as never);
-  await pipe.newProjector(config.keyPrefix, equityPrintsProjection).start();
-  await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, equityPrintsProjection);
+  await pipe.projectAll([equityPrintsProjection]);
   api = await startApi(config);
 });
 

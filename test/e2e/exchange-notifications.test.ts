@@ -52,8 +52,7 @@ let api: TestApi;
 beforeAll(async () => {
   pipe = await openPipeline(config);
   await pipe.producer.send(SPEC, notices as never);
-  await pipe.newProjector(config.keyPrefix, exchangeNotificationsProjection).start();
-  await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, exchangeNotificationsProjection);
+  await pipe.projectAll([exchangeNotificationsProjection]);
   api = await startApi(config);
 });
 

@@ -56,8 +56,7 @@ beforeAll(async () => {
   pipe = await openPipeline(config);
   await pipe.producer.send(topicFor('instrument')!, instruments as never);
   await pipe.producer.send(topicFor('underlying-price')!, prices as never);
-  for (const p of [instrumentsProjection, stockPricesProjection]) await pipe.newProjector(config.keyPrefix, p).start();
-  for (const p of [instrumentsProjection, stockPricesProjection]) await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, p);
+  await pipe.projectAll([instrumentsProjection, stockPricesProjection]);
   api = await startApi(config);
 });
 

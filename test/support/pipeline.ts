@@ -28,6 +28,8 @@ export interface TestPipeline {
   newProjector(keyPrefix?: string, projection?: Projection, log?: Logger): ViewProjector;
   /** Waits until `projection`'s view (news by default) has applied everything on its topics. */
   waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number, projection?: Projection): Promise<void>;
+  /** Starts a projector of each projection into the test's key prefix and waits until each has applied everything. */
+  projectAll(projections: readonly Projection[], timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
   const projectors: ViewProjector[] = [];
   const newsSpec = topicFor('news')!;
   const newsTopic = topicName(newsSpec, config.topicPrefix);
-  return {
+  const pipeline: TestPipeline = {
     config,
     redis,
     producer,
@@ -65,6 +67,10 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
       const topics = projection.topics.map((t) => topicName(t, config.topicPrefix));
       await waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, topics, keyPrefix, projection.view, version)), timeoutMs, 200);
     },
+    async projectAll(projections, timeoutMs = 60_000) {
+      for (const projection of projections) await pipeline.newProjector(config.keyPrefix, projection).start();
+      for (const projection of projections) await pipeline.waitCaughtUp(1, config.keyPrefix, timeoutMs, projection);
+    },
     async close() {
       for (const p of projectors) await p.stop();
       await producer.disconnect();
@@ -72,6 +78,7 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
       redis.disconnect();
     },
   };
+  return pipeline;
 }
 
 /**
