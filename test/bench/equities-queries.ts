@@ -1,6 +1,6 @@
 /**
  * Equities query benchmark (a script, not a test): `npx tsx test/bench/equities-queries.ts
- * [--seconds 5] [--clients 32]`, against the stack in VIEWS_REDIS_URL / REDIS_URL and PostgreSQL at
+ * [--seconds 5] [--clients 32] [--only TEXT] [--profile DIR]`, against the stack in VIEWS_REDIS_URL / REDIS_URL and PostgreSQL at
  * PG_URL (default postgres://postgres@127.0.0.1:5432/test).
  *
  * One dev tick session (its equity prints, prices, notifications) and the 30 history sessions
@@ -10,9 +10,12 @@
  * then runs for `--seconds` at `--clients` concurrent clients against the API (wrk; the response
  * cache off, so every answer is computed) and PostgreSQL (pgbench, prepared statements): p50/p99
  * and requests/s, to test/bench/results/equities-queries.json. The prefix and tables are dropped
- * at the end.
+ * at the end. `--only` runs the queries whose name contains TEXT (the PostgreSQL tables are still
+ * loaded: the ratio is measured in the same run); `--profile DIR` writes a V8 CPU profile of the
+ * process (the API's work: the load generators are other processes) over each query's API load.
  */
 import fs from 'fs';
+import { Session } from 'inspector/promises';
 import path from 'path';
 import { pipeline } from 'stream/promises';
 import { Readable } from 'stream';
@@ -41,11 +44,19 @@ import { pgbenchLoad, wrkLoad, type LoadResult } from './load-drivers';
 import { loadUniverse } from '../../services/domain/universe';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, clients: { type: 'string', default: '32' }, date: { type: 'string', default: '2026-11-19' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    clients: { type: 'string', default: '32' },
+    date: { type: 'string', default: '2026-11-19' },
+    only: { type: 'string', default: '' },
+    profile: { type: 'string', default: '' },
+  },
 });
 const SECONDS = Number(values.seconds);
 const CLIENTS = Number(values.clients);
 const DATE = values.date!;
+const ONLY = values.only!;
+const PROFILE = values.profile!;
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const allEvents = (g: SessionGenerator): SimEvent[] => {
@@ -264,10 +275,17 @@ async function main(): Promise<void> {
     },
   ];
   const results: Record<string, { api: LoadResult; pg: LoadResult; apiRows: number }> = {};
-  for (const q of queries) {
+  const inspector = PROFILE ? new Session() : null;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post('Profiler.enable');
+    fs.mkdirSync(PROFILE, { recursive: true });
+  }
+  for (const q of queries.filter((x) => x.name.includes(ONLY))) {
     const check = await post(q.path, q.body);
     if (check.status !== 200) throw new Error(`${q.name}: ${check.status} ${JSON.stringify(check.json)}`);
     const apiRows = Array.isArray(check.json.data) ? check.json.data.length : Object.keys(check.json.data).length;
+    if (inspector) await inspector.post('Profiler.start');
     const apiLoad = await wrkLoad({
       urls: [`${api.url}/v1/equities/tool/${q.path}`],
       headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' },
@@ -276,6 +294,10 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       warmupSeconds: 1,
     });
+    if (inspector) {
+      const { profile } = await inspector.post('Profiler.stop');
+      fs.writeFileSync(path.join(PROFILE, `${q.name.replace(/[^a-z0-9]+/gi, '-')}.cpuprofile`), JSON.stringify(profile));
+    }
     const pgLoad = await pgbenchLoad({ pgUrl: PG_URL, sql: q.sql, clients: CLIENTS, seconds: SECONDS, warmupSeconds: 1 });
     results[q.name] = { api: apiLoad, pg: pgLoad, apiRows };
     console.log(
@@ -293,7 +315,7 @@ async function main(): Promise<void> {
     if (batch.length) await redis.unlink(...batch);
   } while (c !== '0');
   redis.disconnect();
-  const out = path.join(__dirname, 'results', 'equities-queries.json');
+  const out = path.join(__dirname, 'results', `equities-queries${ONLY ? '-partial' : ''}.json`);
   fs.writeFileSync(
     out,
     JSON.stringify({ measuredAt: new Date().toISOString(), date: DATE, clients: CLIENTS, seconds: SECONDS, responseCache: 'off', results }, null, 2) + '\n',

@@ -107,7 +107,8 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
           .sort(([a], [b]) => (a < b ? -1 : 1)),
       );
     } else if (type === 'zset') out[rel] = await redis.zrange(k, 0, -1, 'WITHSCORES');
-    else if (type === 'string') out[rel] = await redis.get(k);
+    // Byte for byte, like hash values: a string may be binary (the dark-pool level tables).
+    else if (type === 'string') out[rel] = (await redis.getBuffer(k))?.toString('latin1');
     else out[rel] = `<${type}>`;
   }
   return out;

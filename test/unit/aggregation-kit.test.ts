@@ -1,5 +1,5 @@
 import { bucketKey, bucketStart, rollUp, sessionBucketStart } from '../../api/request/aggregation/buckets';
-import { orderedMap, priceLevelKey, strikeKey } from '../../api/request/aggregation/ordered-map';
+import { orderedMap, orderedMapJson, priceLevelKey, strikeKey } from '../../api/request/aggregation/ordered-map';
 import { PERIODS, PERIOD_COMPATIBILITY, defaultPeriod, parseAggregationPeriod } from '../../api/request/aggregation/period';
 import { parseTimeSelection, selectionSpanMs, sessionsCovered, tomorrowInNewYork } from '../../api/request/time-selectors';
 import { nyLocalToEpochMs } from '../../services/domain/calendar';
@@ -235,6 +235,19 @@ describe('ordered maps', () => {
         ),
       ),
     ).toEqual(['AAPL', 'AMD', 'TSLA']);
+  });
+
+  it('writes a map as JSON text in the same order as orderedMap, values by the given writer', () => {
+    const entries: [string, { n: number; s: string }][] = [
+      ['100.00', { n: 2, s: 'b' }],
+      ['95.50', { n: 1.5, s: 'a"' }],
+      ['97.25', { n: -3, s: '' }],
+    ];
+    const text = orderedMapJson(entries, 'decimal', (v) => JSON.stringify(v));
+    expect(text).toBe(JSON.stringify(orderedMap(entries, 'decimal')));
+    expect(Object.keys(JSON.parse(text))).toEqual(['95.50', '97.25', '100.00']);
+    expect(orderedMapJson([], 'text', String)).toBe('{}');
+    expect(orderedMapJson([['a"b', 1]], 'text', String)).toBe('{"a\\"b":1}');
   });
 
   it('writes strikes with at least one decimal and price levels with two', () => {

@@ -10,7 +10,7 @@ import {
 } from '../../../services/views/equities/dark-pool-levels';
 import { STOCK_PRICES_VIEW } from '../../../services/views/equities/stock-prices';
 import { PartitionKeys } from '../../../services/views/keys';
-import { orderedMap, priceLevelKey } from '../../request/aggregation/ordered-map';
+import { orderedMapJson, priceLevelKey } from '../../request/aggregation/ordered-map';
 import type { EndpointContext, EndpointDef } from '../../request/endpoint';
 import { parseFieldValue } from '../../request/fields';
 import { Problem } from '../../request/problem';
@@ -38,21 +38,23 @@ async function readLevels(ctx: EndpointContext, ticker: string, start: string, e
   if (version === null) throw new Error('the dark-pool levels view is not built');
   const k = new PartitionKeys(ctx.keyPrefix, DARK_POOL_LEVELS_VIEW, version, partitionOf(ticker, MARKET_PARTITIONS));
   const sessions = await ctx.redis.zrange(k.key(...levelSessionsSuffix(ticker)), `[${start}`, `[${end}`, 'BYLEX');
-  const pipe = ctx.redis.pipeline();
-  for (const d of sessions) {
-    pipe.hgetall(k.key(...tapeLevelsSuffix(d, ticker)));
-    pipe.hgetall(k.key(...sampleLevelsSuffix(d, ticker)));
-  }
-  const res = sessions.length ? (await pipe.exec())! : [];
   const out = new Map<number, LevelTotals>();
-  for (let i = 0; i < res.length; i += 2) {
-    const [e1, tape] = res[i] as [Error | null, Record<string, string>];
-    const [e2, sample] = res[i + 1] as [Error | null, Record<string, string>];
-    if (e1 || e2) throw e1 ?? e2;
-    addLevels(out, Object.keys(tape).length ? tape : sample);
+  if (!sessions.length) return out;
+  const tables = await ctx.redis.mgetBuffer(...sessions.flatMap((d) => [k.key(...tapeLevelsSuffix(d, ticker)), k.key(...sampleLevelsSuffix(d, ticker))]));
+  for (let i = 0; i < tables.length; i += 2) {
+    const table = tables[i]?.length ? tables[i] : tables[i + 1];
+    if (table) addLevels(out, table);
   }
   return out;
 }
+
+/** The handler's answer: the levels ascending by cents, written as JSON by `serialize`. */
+interface LevelsAnswer {
+  latestStockPrice: number;
+  levels: [cents: number, totals: LevelTotals][];
+}
+
+const cellJson = (t: LevelTotals) => `{"notionalValue":${JSON.stringify(t.notionalUnits / 10_000)},"size":${t.size},"tradeCount":${t.tradeCount}}`;
 
 /**
  * POST /v1/equities/tool/dark-pool-levels: off-exchange volume by price level for one ticker over
@@ -116,6 +118,17 @@ export const darkPoolLevels: EndpointDef = {
     return stamp === null ? null : `${tomorrowInNewYork(Date.now())}/${stamp}`;
   },
 
+  // Written directly: a month of levels is thousands of keys (LevelsAnswer).
+  serialize: (result) => {
+    const { latestStockPrice, levels } = result as LevelsAnswer;
+    const data = orderedMapJson(
+      levels.map(([cents, t]) => [priceLevelKey(cents / 100), t] as const),
+      'decimal',
+      cellJson,
+    );
+    return `{"latestStockPrice":${JSON.stringify(latestStockPrice)},"data":${data}}`;
+  },
+
   async handle(body, ctx) {
     const ticker = parseFieldValue(
       { name: 'TICKER', type: 'symbol', filterable: true, projectable: false, get: () => null },
@@ -136,12 +149,7 @@ export const darkPoolLevels: EndpointDef = {
         headers: { 'Retry-After': String(LEVELS_RETRY_AFTER_S) },
       });
     }
-    const data = orderedMap(
-      [...levels].map(
-        ([cents, t]) => [priceLevelKey(cents / 100), { notionalValue: t.notionalUnits / 10_000, size: t.size, tradeCount: t.tradeCount }] as const,
-      ),
-      'decimal',
-    );
-    return { latestStockPrice: latest.price, data };
+    const answer: LevelsAnswer = { latestStockPrice: latest.price, levels: [...levels].sort((a, b) => a[0] - b[0]) };
+    return answer;
   },
 };

@@ -31,8 +31,11 @@ const ENTRY = {
 async function readInstruments(ctx: Parameters<EndpointDef['handle']>[1]): Promise<Map<string, InstrumentRecord>> {
   const version = await ctx.views.version(INSTRUMENTS_VIEW);
   if (version === null) return new Map();
-  const all = await ctx.redis.hgetall(new PartitionKeys(ctx.keyPrefix, INSTRUMENTS_VIEW, version, 0).key('i'));
-  return new Map(Object.entries(all).map(([s, v]) => [s, JSON.parse(v) as InstrumentRecord]));
+  // Reference data changes rarely: read and parsed at most once per pointer TTL, like the sessions held.
+  return ctx.views.value(`${INSTRUMENTS_VIEW}:${version}:records`, async () => {
+    const all = await ctx.redis.hgetall(new PartitionKeys(ctx.keyPrefix, INSTRUMENTS_VIEW, version, 0).key('i'));
+    return new Map(Object.entries(all).map(([s, v]) => [s, JSON.parse(v) as InstrumentRecord]));
+  });
 }
 
 /**

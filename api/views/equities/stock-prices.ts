@@ -13,7 +13,9 @@ export class StockPrices {
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly version: number,
-  ) {}
+  ) {
+    defineLastPrices(redis);
+  }
 
   private keys(ticker: string): PartitionKeys {
     return new PartitionKeys(this.prefix, STOCK_PRICES_VIEW, this.version, partitionOf(ticker, MARKET_PARTITIONS));
@@ -47,22 +49,58 @@ export class StockPrices {
 
   /**
    * Per ticker, the last price of `sessionDate` strictly before `beforeMs` (the session's last
-   * price when null); tickers without one are absent. One pipeline.
+   * price when null); tickers without one are absent. One script call per partition
+   * (LAST_PRICES_LUA) rather than a command per ticker: a whole-market read is hundreds of tickers,
+   * and building, sending and answering a command each was most of its cost.
    */
   async at(tickers: readonly string[], sessionDate: string, beforeMs: number | null): Promise<Map<string, number>> {
-    const pipe = this.redis.pipeline();
+    const byPartition = new Map<number, string[]>();
     for (const t of tickers) {
-      const key = this.keys(t).key(...pricesKeySuffix(sessionDate, t));
-      if (beforeMs === null) pipe.zrange(key, -1, -1);
-      else pipe.zrange(key, `(${beforeMs}`, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1);
+      const p = partitionOf(t, MARKET_PARTITIONS);
+      let list = byPartition.get(p);
+      if (!list) byPartition.set(p, (list = []));
+      list.push(t);
     }
-    const res = (await pipe.exec())!;
+    const bound = beforeMs === null ? '' : `(${beforeMs}`;
+    const run = (this.redis as unknown as WithLastPrices).mdqLastPrices;
+    const groups = [...byPartition];
+    const replies = await Promise.all(
+      groups.map(([p, list]) => {
+        const k = new PartitionKeys(this.prefix, STOCK_PRICES_VIEW, this.version, p);
+        return run.call(this.redis, list.length, ...list.map((t) => k.key(...pricesKeySuffix(sessionDate, t))), bound);
+      }),
+    );
     const out = new Map<string, number>();
-    res.forEach(([err, members], i) => {
-      if (err) throw err;
-      const m = (members as string[])[0];
-      if (m !== undefined) out.set(tickers[i], parsePriceMember(m).price);
-    });
+    groups.forEach(([, list], g) =>
+      replies[g].forEach((m, i) => {
+        if (m) out.set(list[i], parsePriceMember(m).price);
+      }),
+    );
     return out;
   }
+}
+
+/**
+ * Per key (price zsets of one partition: one hash tag), its last member with a score below ARGV[1]
+ * (an exclusive bound such as "(1731337200000"), or its last member when ARGV[1] is empty; nil
+ * where there is none.
+ */
+const LAST_PRICES_LUA = `
+local out = {}
+for i, key in ipairs(KEYS) do
+  local r
+  if ARGV[1] == '' then r = redis.call('ZRANGE', key, -1, -1)
+  else r = redis.call('ZRANGE', key, ARGV[1], '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1) end
+  out[i] = r[1] or false
+end
+return out
+`;
+
+interface WithLastPrices {
+  mdqLastPrices(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
+}
+
+/** Defines the script on the client once (ioredis sends EVALSHA, EVAL after a NOSCRIPT). */
+function defineLastPrices(redis: Redis): void {
+  if (!(redis as unknown as Partial<WithLastPrices>).mdqLastPrices) redis.defineCommand('mdqLastPrices', { lua: LAST_PRICES_LUA });
 }
