@@ -103,6 +103,31 @@ export function surfaceLegs(s: Surface): SurfaceLeg[] {
   return out;
 }
 
+/**
+ * The legs with greeks of a stored surface that `want` keeps (by osi), straight from the stored
+ * form: a reader that needs a few legs (those with open interest, say) builds no object for the
+ * others, which in a large chain are most of them.
+ */
+export function decodePricedLegs(text: string, want: (osi: string) => boolean): { spot: number | null; legs: SurfaceLeg[] } {
+  const o = JSON.parse(text) as { s: number | null; c: StoredContract[] };
+  const legs: SurfaceLeg[] = [];
+  for (const c of o.c) {
+    if (c.length !== 8 || !want(c[0])) continue;
+    const p = osiParts(c[0]);
+    if (p)
+      legs.push({
+        osi: c[0],
+        bid: c[1],
+        ask: c[2],
+        greeks: { iv: c[3], delta: c[4], gamma: c[5], charm: c[6], vanna: c[7] },
+        right: p.right,
+        strike: p.strike,
+        expiration: p.expiration,
+      });
+  }
+  return { spot: o.s, legs };
+}
+
 /** Price kinds in px hashes, by precedence at one instant: the official close over a tick over the open. */
 export const PRICE_KIND_RANK: Record<string, number> = { O: 0, T: 1, C: 2 };
 

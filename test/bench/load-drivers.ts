@@ -104,6 +104,60 @@ export const luaString = (s: string) => {
 };
 
 /**
+ * `clients` closed loops in this process calling `fn` back to back for `seconds` after a warm-up
+ * (errors counted, not thrown): the Node driver, for machines without wrk and pgbench. Its own
+ * CPU per request is this whole process's over the measured part.
+ */
+export async function nodeLoad(o: {
+  fn: () => Promise<void>;
+  clients: number;
+  seconds: number;
+  warmupSeconds: number;
+  hooks?: MeasureHooks;
+}): Promise<LoadResult> {
+  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
+  let errors = 0;
+  let measuring = false;
+  let stop = false;
+  const loop = async () => {
+    while (!stop) {
+      const t = process.hrtime.bigint();
+      try {
+        await o.fn();
+      } catch {
+        errors++;
+      }
+      if (measuring) h.recordValue(Number((process.hrtime.bigint() - t) / 1000n));
+    }
+  };
+  const loops = Array.from({ length: o.clients }, loop);
+  await new Promise((r) => setTimeout(r, o.warmupSeconds * 1000));
+  await o.hooks?.start();
+  measuring = true;
+  const t0 = Date.now();
+  const cpu0 = process.cpuUsage();
+  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  measuring = false;
+  const cpu = process.cpuUsage(cpu0);
+  const elapsed = (Date.now() - t0) / 1000;
+  await o.hooks?.end();
+  stop = true;
+  await Promise.all(loops);
+  const result: LoadResult = {
+    p50: usToMs(h.getValueAtPercentile(50)),
+    p90: usToMs(h.getValueAtPercentile(90)),
+    p99: usToMs(h.getValueAtPercentile(99)),
+    max: usToMs(h.maxValue),
+    requests: h.totalCount,
+    perSecond: Math.round(h.totalCount / elapsed),
+    errors,
+    clientCpuMsPerRequest: msPerRequest((cpu.user + cpu.system) / 1e6, h.totalCount),
+  };
+  h.destroy();
+  return result;
+}
+
+/**
  * `clients` connections POSTing `body` for `seconds`, after a warm-up of `warmupSeconds` (a
  * separate run, not measured). One wrk process of one thread per URL, the connections shared out
  * between them (several URLs: several API processes, as behind a load balancer). A non-2xx answer

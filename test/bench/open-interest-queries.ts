@@ -14,24 +14,19 @@
  * (VIEWS_REDIS_URL, else REDIS_URL) under a fresh key prefix, loads the same rows into
  * PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1:5432/test), starts one API process
  * with its response cache off (every answer computed), and checks that both give the same answer
- * before measuring. Node clients (undici, node-postgres) generate the load; the prefix's keys and
- * the tables are dropped at the end.
+ * before measuring (test/bench/side-by-side.ts). Node clients (undici, node-postgres) generate the
+ * load unless `--driver c` (wrk and pgbench); the prefix's keys and the tables are dropped at the end.
  */
-import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
-import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'pg';
-import { Pool as HttpPool } from 'undici';
-import { ApiKeyStore } from '../../services/auth/api-keys';
 import { loadConfig } from '../../services/config';
 import { createRedis } from '../../services/redis/client';
 import { formatKey, pointerKey } from '../../services/views/keys';
 import { OPEN_INTEREST_FORMAT, OPEN_INTEREST_VIEW } from '../../services/views/open-interest';
-import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { devHistory, projectHistory } from '../support/open-interest-history';
-import { msPerRequest, usToMs, type LoadResult } from './load-drivers';
+import { insertRows, measureSideBySide, startBenchApi, type Driver, type SideBySideQuery } from './side-by-side';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -41,6 +36,8 @@ const flag = (name: string, dflt: string) => {
 const SESSIONS = Number(flag('sessions', '400'));
 const SECONDS = Number(flag('seconds', '5'));
 const CLIENTS = Number(flag('clients', '32'));
+// The recorded results are the Node driver's; `--driver c` measures with wrk and pgbench.
+const DRIVER = flag('driver', 'node') as Driver;
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PORT = Number(process.env.BENCH_API_PORT ?? 18490);
 const SECRET = 'open-interest-bench-secret';
@@ -50,60 +47,6 @@ const config = loadConfig();
 const redis = createRedis(config.viewsRedisUrl);
 const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
 
-/** `clients` loops calling fn back to back for SECONDS after a 2 s warm-up; latencies in ms. */
-async function load(fn: () => Promise<void>): Promise<LoadResult> {
-  const h = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3 });
-  let errors = 0;
-  let measuring = false;
-  let stop = false;
-  const loop = async () => {
-    while (!stop) {
-      const t = process.hrtime.bigint();
-      try {
-        await fn();
-      } catch {
-        errors++;
-      }
-      if (measuring) h.recordValue(Number((process.hrtime.bigint() - t) / 1000n));
-    }
-  };
-  const loops = Array.from({ length: CLIENTS }, loop);
-  await new Promise((r) => setTimeout(r, 2_000));
-  measuring = true;
-  const t0 = Date.now();
-  const cpu0 = process.cpuUsage();
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
-  measuring = false;
-  const cpu = process.cpuUsage(cpu0);
-  const elapsed = (Date.now() - t0) / 1000;
-  stop = true;
-  await Promise.all(loops);
-  const ms = (q: number) => usToMs(h.getValueAtPercentile(q));
-  return {
-    p50: ms(50),
-    p90: ms(90),
-    p99: ms(99),
-    max: usToMs(h.maxValue),
-    requests: h.totalCount,
-    perSecond: Math.round(h.totalCount / elapsed),
-    errors,
-    clientCpuMsPerRequest: msPerRequest((cpu.user + cpu.system) / 1e6, h.totalCount),
-  };
-}
-
-const http = new HttpPool(`http://127.0.0.1:${PORT}`, { connections: CLIENTS });
-async function post(key: string, p: string, body: unknown): Promise<any> {
-  const res = await http.request({
-    path: p,
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = (await res.body.json()) as any;
-  if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${JSON.stringify(json)}`);
-  return json;
-}
-
 async function loadPg(pool: Pool, h: ReturnType<typeof devHistory>): Promise<{ rows: number; seconds: number; bytes: number }> {
   const t0 = Date.now();
   await pool.query('DROP TABLE IF EXISTS bench_oi, bench_px');
@@ -111,14 +54,21 @@ async function loadPg(pool: Pool, h: ReturnType<typeof devHistory>): Promise<{ r
     strike_price float8 NOT NULL, contract_type text NOT NULL, open_interest bigint NOT NULL, created_time bigint NOT NULL)`);
   await pool.query('CREATE TABLE bench_px (session_date date NOT NULL, ticker text NOT NULL, close float8 NOT NULL, PRIMARY KEY (ticker, session_date))');
   const rows = h.openInterest;
-  for (let i = 0; i < rows.length; i += 5_000) {
-    const part = rows.slice(i, i + 5_000);
-    const cols = ['sessionDate', 'ticker', 'osi', 'expirationDate', 'strikePrice', 'contractType', 'openInterest', 'time'] as const;
-    await pool.query(
-      `INSERT INTO bench_oi SELECT * FROM unnest($1::date[], $2::text[], $3::text[], $4::date[], $5::float8[], $6::text[], $7::bigint[], $8::bigint[])`,
-      cols.map((c) => part.map((r) => r[c])),
-    );
-  }
+  await insertRows(
+    pool,
+    'bench_oi',
+    [
+      ['session_date', 'date[]'],
+      ['ticker', 'text[]'],
+      ['osi', 'text[]'],
+      ['expiration_date', 'date[]'],
+      ['strike_price', 'float8[]'],
+      ['contract_type', 'text[]'],
+      ['open_interest', 'bigint[]'],
+      ['created_time', 'bigint[]'],
+    ],
+    rows.map((r) => [r.sessionDate, r.ticker, r.osi, r.expirationDate, r.strikePrice, r.contractType, r.openInterest, r.time]),
+  );
   const closes = h.prices.filter((p) => p.kind === 'CLOSE');
   await pool.query('INSERT INTO bench_px SELECT * FROM unnest($1::date[], $2::text[], $3::float8[])', [
     closes.map((p) => p.sessionDate),
@@ -165,49 +115,31 @@ async function main(): Promise<void> {
   const pg = await loadPg(pool, history);
   console.log(`[pg] ${pg.rows} rows loaded and indexed in ${pg.seconds.toFixed(0)} s, ${(pg.bytes / 2 ** 20).toFixed(0)} MiB`);
 
-  const store = new ApiKeyStore(keysRedis, PREFIX, SECRET);
-  const { key } = await store.create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'open-interest benchmark' });
-  const api: ChildProcess = spawn(process.execPath, nodeArgv('api/main.ts', [], []), {
-    env: {
-      ...process.env,
-      PORT: String(PORT),
-      API_KEY_SECRET: SECRET,
-      MDQ_KEY_PREFIX: PREFIX,
-      MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
-      MDQ_BURST_LIMIT_PER_SECOND: '0',
-      MDQ_API_CACHE_MB: '0',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
   const out: Record<string, unknown> = {
     sessions: SESSIONS,
     openInterestRows: history.openInterest.length,
     clients: CLIENTS,
     seconds: SECONDS,
     responseCache: 'off (MDQ_API_CACHE_MB=0): every answer computed',
-    driver: 'Node: undici (parsing each answer) and node-postgres',
+    driver: DRIVER === 'node' ? 'Node: undici (parsing each answer) and node-postgres' : 'wrk and pgbench (prepared statements)',
     machine: '2 cores shared by the API, Redis, PostgreSQL, the load generator and other sessions',
     postgres: pg,
     at: new Date().toISOString(),
   };
+  const api = await startBenchApi({
+    port: PORT,
+    prefix: PREFIX,
+    secret: SECRET,
+    keysRedis,
+    clients: CLIENTS,
+    probe: { path: '/v1/options/tool/open-interest-over-time', body: { filter: { ticker: 'SPY' } } },
+  });
   try {
-    for (let i = 0; ; i++) {
-      if (
-        await post(key, '/v1/options/tool/open-interest-over-time', { filter: { ticker: 'SPY' } }).then(
-          () => true,
-          () => false,
-        )
-      )
-        break;
-      if (i > 200) throw new Error('the API did not start');
-      await new Promise((r) => setTimeout(r, 200));
-    }
     const exp = history.openInterest
       .filter((e) => e.ticker === 'SPY' && e.sessionDate === latest)
       .sort((a, b) => (a.expirationDate < b.expirationDate ? -1 : 1))[3].expirationDate;
     const change = '/v1/options/tool/open-interest-change';
-    const queries: { name: string; path: string; body: Record<string, unknown>; sql: string; params: unknown[]; same: (api: any, rows: any[]) => boolean }[] = [
+    const queries: SideBySideQuery[] = [
       {
         name: 'open-interest-change, first page',
         path: change,
@@ -246,26 +178,19 @@ async function main(): Promise<void> {
           rows.every((r) => Math.abs(a.data[Number(r.k).toFixed(1)]?.callIntrinsicValue - Number(r.call_value)) < 0.01),
       },
     ];
-    const results: Record<string, unknown>[] = [];
-    for (const q of queries) {
-      const answer = await post(key, q.path, q.body);
-      const pgRows = (await pool.query(q.sql, q.params)).rows;
-      const redisRes = await load(async () => void (await post(key, q.path, q.body)));
-      const pgRes = await load(async () => void (await pool.query(q.sql, q.params)));
-      const row = {
-        query: q.name,
-        sameAnswerAsPostgres: q.same(answer, pgRows),
-        api: redisRes,
-        postgres: pgRes,
-        throughputRatio: Math.round((redisRes.perSecond / pgRes.perSecond) * 10) / 10,
-      };
-      console.log(JSON.stringify(row));
-      results.push(row);
-    }
-    out.queries = results;
+    out.queries = await measureSideBySide({
+      api,
+      pool,
+      pgUrl: PG_URL,
+      queries,
+      clients: CLIENTS,
+      seconds: SECONDS,
+      warmupSeconds: 2,
+      driver: DRIVER,
+      log: console.log,
+    });
   } finally {
-    api.kill('SIGTERM');
-    await http.close();
+    await api.stop();
     await pool.query('DROP TABLE IF EXISTS bench_oi, bench_px');
     await pool.end();
     for await (const keys of redis.scanStream({ match: `${PREFIX}:*`, count: 1000 })) if ((keys as string[]).length) await redis.unlink(...(keys as string[]));

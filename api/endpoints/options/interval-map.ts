@@ -130,14 +130,16 @@ export const intervalMap: EndpointDef = {
     for (const ms of await reader.snapshotsIn(ticker, from, to)) last.set(bucketStart(period, ms), ms);
     const oiBySession = new Map<string, Map<string, number>>();
     const buckets: [string, Record<string, Record<string, { CALL?: number; PUT?: number }>>][] = [];
-    // Every bucket's surface at once: one pipelined round trip instead of one per bucket.
-    const surfaces = await Promise.all([...last.values()].map((ms) => reader.surface(ticker, ms)));
+    // Every bucket's surface in one round trip; of each, objects only for the priced legs with open
+    // interest (the others have no exposure): building every contract's leg was most of the CPU.
+    const texts = await reader.surfaceTexts(ticker, [...last.values()]);
     for (const [i, [start, ms]] of [...last].entries()) {
-      const s = surfaces[i];
-      if (s.spot === null) continue;
       const date = sessionDateOf(ms);
       let oi = oiBySession.get(date);
       if (!oi) oiBySession.set(date, (oi = await reader.openInterest(ticker, date)));
+      const held = oi;
+      const s = reader.pricedLegs(texts[i], (osi) => (held.get(osi) ?? 0) > 0);
+      if (s.spot === null) continue;
       const byExp = new Map<string, Map<string, { CALL?: number; PUT?: number }>>();
       for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, 'RAW', keep)) {
         let strikes = byExp.get(e.expiration);

@@ -1,6 +1,15 @@
 import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../../../services/domain/calendar';
 import { moneynessOf } from '../../../services/domain/order-flow';
-import { VOLATILITY_VIEW, decodeSurface, surfaceLegs, volKey, volatilityKeys, type IvIndexEntry, type SurfaceLeg } from '../../../services/views/volatility';
+import {
+  VOLATILITY_VIEW,
+  decodePricedLegs,
+  decodeSurface,
+  surfaceLegs,
+  volKey,
+  volatilityKeys,
+  type IvIndexEntry,
+  type SurfaceLeg,
+} from '../../../services/views/volatility';
 import type { EndpointContext } from '../../request/endpoint';
 import { Problem } from '../../request/problem';
 import type { TimeSelection } from '../../request/time-selectors';
@@ -59,6 +68,17 @@ export class VolatilityReader {
     if (!text) return { spot: null, legs: [] };
     const s = decodeSurface(text);
     return { spot: s.spot, legs: surfaceLegs(s) };
+  }
+
+  /** The stored surfaces at several instants in one pipelined round trip (null where none). */
+  async surfaceTexts(ticker: string, instants: readonly number[]): Promise<(string | null)[]> {
+    if (this.version === null || !instants.length) return instants.map(() => null);
+    return this.ctx.redis.mget(instants.map((ms) => volKey.surface(this.keys(ticker), ticker, ms)));
+  }
+
+  /** The priced legs of a stored surface that `want` keeps (services/views/volatility.ts decodePricedLegs). */
+  pricedLegs(text: string | null, want: (osi: string) => boolean): { spot: number | null; legs: SurfaceLeg[] } {
+    return text ? decodePricedLegs(text, want) : { spot: null, legs: [] };
   }
 
   /** Open interest of a session by osi (the start-of-session figure published for it). */
