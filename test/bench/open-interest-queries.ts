@@ -32,6 +32,7 @@ import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { devHistory, projectHistory } from '../support/open-interest-history';
 import { msPerRequest, usToMs, type LoadResult } from './load-drivers';
+import { PG_URL } from './postgres';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -41,7 +42,6 @@ const flag = (name: string, dflt: string) => {
 const SESSIONS = Number(flag('sessions', '400'));
 const SECONDS = Number(flag('seconds', '5'));
 const CLIENTS = Number(flag('clients', '32'));
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PORT = Number(process.env.BENCH_API_PORT ?? 18490);
 const SECRET = 'open-interest-bench-secret';
 const PREFIX = `bench-oi-${Date.now().toString(36)}`;
