@@ -445,6 +445,15 @@ async function main(): Promise<void> {
         console.log(`[check] ${c.name}: ${c.sql ? 'same answer as PostgreSQL' : 'answered'} (${checked.get(c)!.rows} keys)`);
       }
       const tape = { api: null as LoadResult | null };
+      // PostgreSQL finishes a query whose client has gone, too.
+      const pgDrain = async () => {
+        for (let t0 = Date.now(); Date.now() - t0 < 120_000; await new Promise((r) => setTimeout(r, 250))) {
+          const busy = await pool.query(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE '%${T}%'`,
+          );
+          if (Number(busy.rows[0].n) === 0) return;
+        }
+      };
       // wrk leaves its last requests in flight, and the API still answers them: wait until a
       // cheap answer is fast again, so that one case's leftovers do not slow the next.
       const cheap = all[0];
@@ -475,6 +484,7 @@ async function main(): Promise<void> {
         const pgLoad = c.sql
           ? await pgbenchLoad({ pgUrl: PG_URL, sql: c.sql, clients: CLIENTS, seconds: secondsFor(pgAlone!), warmupSeconds: pgAlone! > SLOW_MS ? 0 : 1 })
           : null;
+        await pgDrain();
         if (c.kind === 'reference') tape.api = apiLoad;
         const ratio = pgLoad ? Math.round((apiLoad.perSecond / pgLoad.perSecond) * 10) / 10 : null;
         const row: Record<string, unknown> = {
