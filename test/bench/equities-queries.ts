@@ -17,12 +17,9 @@
 import fs from 'fs';
 import { Session } from 'inspector/promises';
 import path from 'path';
-import { pipeline } from 'stream/promises';
-import { Readable } from 'stream';
 import { parseArgs } from 'util';
 import type Redis from 'ioredis';
 import { Pool } from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { loadConfig } from '../../services/config';
 import { partitionOf } from '../../services/kafka/partition';
@@ -41,6 +38,7 @@ import { stockPricesProjection } from '../../projections/equities/stock-prices';
 import type { Projection, SourceEvent } from '../../projections/runtime/projection';
 import { startApi } from '../support/http';
 import { pgbenchLoad, wrkLoad, type LoadResult } from './load-drivers';
+import { PG_URL, copyRows } from './postgres';
 import { loadUniverse } from '../../services/domain/universe';
 
 const { values } = parseArgs({
@@ -57,7 +55,6 @@ const CLIENTS = Number(values.clients);
 const DATE = values.date!;
 const ONLY = values.only!;
 const PROFILE = values.profile!;
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const allEvents = (g: SessionGenerator): SimEvent[] => {
   const out: SimEvent[] = [];
@@ -81,24 +78,6 @@ async function project(redis: Redis, prefix: string, projection: Projection, eve
     }
   }
   await redis.set(pointerKey(prefix, projection.view), '1');
-}
-
-const tsv = (v: unknown) => (v === null || v === undefined ? '\\N' : String(v));
-
-async function copy(pool: Pool, table: string, columns: string[], rows: Iterable<unknown[]>): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await pipeline(
-      Readable.from(
-        (function* () {
-          for (const r of rows) yield `${r.map(tsv).join('\t')}\n`;
-        })(),
-      ),
-      c.query(copyFrom(`COPY ${table} (${columns.join(',')}) FROM STDIN`)),
-    );
-  } finally {
-    c.release();
-  }
 }
 
 async function main(): Promise<void> {
@@ -129,7 +108,7 @@ async function main(): Promise<void> {
   const T = `bench_eq_${Date.now().toString(36)}`;
   await pool.query(`CREATE TABLE ${T}_prints (id text, session_date date, ticker text, price float8, size bigint, notional float8, print_type text, trade_side text,
     ask_price float8, bid_price float8, ask_size int, bid_size int, is_delayed boolean, trade_time bigint, sampled boolean)`);
-  await copy(
+  await copyRows(
     pool,
     `${T}_prints`,
     [
@@ -179,7 +158,7 @@ async function main(): Promise<void> {
   ])
     await pool.query(`CREATE INDEX ON ${T}_prints ${ix}`);
   await pool.query(`CREATE TABLE ${T}_prices (ticker text, session_date date, time bigint, price float8)`);
-  await copy(
+  await copyRows(
     pool,
     `${T}_prices`,
     ['ticker', 'session_date', 'time', 'price'],
@@ -187,7 +166,7 @@ async function main(): Promise<void> {
   );
   await pool.query(`CREATE INDEX ON ${T}_prices (ticker, session_date, time DESC) INCLUDE (price)`);
   await pool.query(`CREATE TABLE ${T}_notices (id text, session_date date, ticker text, type text, created_time bigint)`);
-  await copy(
+  await copyRows(
     pool,
     `${T}_notices`,
     ['id', 'session_date', 'ticker', 'type', 'created_time'],
@@ -197,7 +176,7 @@ async function main(): Promise<void> {
   await pool.query(
     `CREATE TABLE ${T}_instruments (symbol text PRIMARY KEY, company_name text, sector text, industry text, exchange text, is_index boolean, shares bigint)`,
   );
-  await copy(
+  await copyRows(
     pool,
     `${T}_instruments`,
     ['symbol', 'company_name', 'sector', 'industry', 'exchange', 'is_index', 'shares'],

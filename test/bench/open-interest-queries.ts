@@ -26,6 +26,7 @@ import { formatKey, pointerKey } from '../../services/views/keys';
 import { OPEN_INTEREST_FORMAT, OPEN_INTEREST_VIEW } from '../../services/views/open-interest';
 import { repoRoot } from '../../services/stack/paths';
 import { devHistory, projectHistory } from '../support/open-interest-history';
+import { PG_URL } from './postgres';
 import { insertRows, measureSideBySide, startBenchApi, type Driver, type SideBySideQuery } from './side-by-side';
 
 const args = process.argv.slice(2);
@@ -38,7 +39,6 @@ const SECONDS = Number(flag('seconds', '5'));
 const CLIENTS = Number(flag('clients', '32'));
 // The recorded results are the Node driver's; `--driver c` measures with wrk and pgbench.
 const DRIVER = flag('driver', 'node') as Driver;
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PORT = Number(process.env.BENCH_API_PORT ?? 18490);
 const SECRET = 'open-interest-bench-secret';
 const PREFIX = `bench-oi-${Date.now().toString(36)}`;

@@ -40,6 +40,7 @@ import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { processCpuSeconds, redisCpu } from '../support/cpu';
 import { LoadResult, MeasureHooks, hasCommand, inlinePgParams, msPerRequest, pgbenchLoad, usToMs, wrkLoad } from './load-drivers';
+import { PG_URL } from './postgres';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -49,7 +50,6 @@ const flag = (name: string, dflt: string) => {
 const SESSION = args.find((a) => /^\d{4}-\d{2}-\d{2}$/.test(a)) ?? '';
 const SECONDS = Number(flag('seconds', '10'));
 const CLIENTS = Number(flag('clients', '32'));
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const API_ONLY = args.includes('--api-only');
 const SKIP_PG_LOAD = API_ONLY || args.includes('--skip-pg-load');
 const LOAD_ONLY = args.includes('--load-only');

@@ -56,17 +56,22 @@ export async function memoryByKind(redis: Redis, kindOf: (parts: string[]) => st
   return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
 }
 
-/** Projects `events` of `topic` into version 1 under the prefix 'mdq', chunks of 500 per partition. */
+/**
+ * Projects `events` of `topic` into version 1 under the prefix 'mdq', chunks of 500 per partition.
+ * Each partition's offsets continue after those already applied, so events can come in several calls.
+ */
 export async function projectInChunks(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]): Promise<void> {
   const byPart = eventsByPartition(topic, events);
-  for (const [p, evs] of byPart) {
+  for (const [p, listed] of byPart) {
     const keys = new PartitionKeys('mdq', projection.view, 1, p);
+    const applied = Number((await redis.hget(keys.offsets, topic)) ?? -1);
+    const evs = listed.map((e) => ({ ...e, offset: e.offset + applied + 1 }));
     const others = projection.topics.map((t) => t.name).filter((t) => t !== topic);
     for (let i = 0; i < evs.length; i += 500) {
       const chunk = evs.slice(i, i + 500);
       const othersAt = await Promise.all(others.map(async (t) => [t, Number((await redis.hget(keys.offsets, t)) ?? -1)] as [string, number]));
       const ops = await projection.project(chunk, keys, redis);
-      const res = await applyAtomically(redis, keys.offsets, topic, i - 1, chunk[chunk.length - 1].offset, ops, othersAt);
+      const res = await applyAtomically(redis, keys.offsets, topic, chunk[0].offset - 1, chunk[chunk.length - 1].offset, ops, othersAt);
       if (!res.applied) throw new Error('not applied');
     }
   }
