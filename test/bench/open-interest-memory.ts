@@ -8,25 +8,17 @@
  * apply in chunks of 3,000 (the projector's default). Reports used_memory, MEMORY USAGE per key
  * kind and the projection rate. Results go to test/bench/results/open-interest-memory.json.
  */
-import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
-import Redis from 'ioredis';
-import { freePort } from '../../services/stack/process';
+import { memoryByKind, privateRedisServer, usedMemory } from '../support/bench-redis';
 import { CHANGE_SESSIONS } from '../../services/views/open-interest';
 import { devHistory, projectHistory } from '../support/open-interest-history';
 
 const SESSIONS = Number(process.argv[2] ?? 400);
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const redis = new Redis({ port });
+  const { redis, server } = await privateRedisServer();
   try {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([redis.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000)))]).finally(
-      () => clearTimeout(timer),
-    );
     const history = devHistory(SESSIONS);
     const oiEvents = history.openInterest.length;
     await redis.flushall();
@@ -35,7 +27,11 @@ async function main(): Promise<void> {
     const applied = await projectHistory(redis, 'mdq', history);
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const after = await usedMemory(redis);
-    const byKind = await memoryByKind(redis);
+    const byKind = await memoryByKind(redis, (parts) => {
+      // The change table (r, x:*, tk, s) and the compact stores (c, ce, cx, tc, tp, px, pl, os).
+      const kind = /^\d{4}-\d{2}-\d{2}$/.test(parts[0]) ? `table ${parts[1]}` : parts[0];
+      return kind === 'table x' ? `table x:${parts[2]}` : kind;
+    });
     const results = {
       profile: 'dev',
       sessions: SESSIONS,
@@ -56,30 +52,6 @@ async function main(): Promise<void> {
     redis.disconnect();
     server.kill('SIGTERM');
   }
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  return Number((await redis.info('memory')).match(/used_memory:(\d+)/)![1]);
-}
-
-/** MEMORY USAGE of every key, summed by key kind: the change table (r, x:*, tk, s) and the compact stores (c, ce, cx, tc, tp, px, pl, os). */
-async function memoryByKind(redis: Redis): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
-    cursor = next;
-    const pipe = redis.pipeline();
-    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
-    const res = (await pipe.exec())!;
-    keys.forEach((k, i) => {
-      const parts = k.split(':').slice(4); // after <prefix>:<view>:v1:{pNN}
-      let kind = /^\d{4}-\d{2}-\d{2}$/.test(parts[0]) ? `table ${parts[1]}` : parts[0];
-      if (kind === 'table x') kind = `table x:${parts[2]}`;
-      out[kind] = (out[kind] ?? 0) + Number(res[i][1]);
-    });
-  } while (cursor !== '0');
-  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
 }
 
 main().catch((err) => {

@@ -9,11 +9,9 @@
  * depend on how events reach the projection. Reports used_memory, MEMORY USAGE by key kind and
  * the projection's in-process rate; results go to test/bench/results/volatility-memory.json.
  */
-import { spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
-import Redis from 'ioredis';
-import { freePort } from '../../services/stack/process';
+import { memoryByKind, privateRedisServer, usedMemory } from '../support/bench-redis';
 import type { ProfileName } from '../../ingest/simulator/profiles';
 import { projectDevHistory } from './volatility-history';
 
@@ -23,11 +21,8 @@ const THROUGH = '2026-11-20';
 const PROFILE = (process.argv[4] ?? 'dev') as ProfileName;
 
 async function main(): Promise<void> {
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const redis = new Redis({ port });
+  const { redis, server } = await privateRedisServer();
   try {
-    await redis.ping();
     const before = await usedMemory(redis);
     const { days, counts, quotes, projectMs } = await projectDevHistory(redis, 'bench', {
       sessions: SESSIONS,
@@ -46,7 +41,9 @@ async function main(): Promise<void> {
       events: counts,
       usedMemoryBytes: after - before,
       usedMemoryMB: Number(((after - before) / 1048576).toFixed(1)),
-      memoryUsageByKindMB: Object.fromEntries(Object.entries(await memoryByKind(redis)).map(([k, v]) => [k, Number((v / 1048576).toFixed(2))])),
+      memoryUsageByKindMB: Object.fromEntries(
+        Object.entries(await memoryByKind(redis, (parts) => parts[0])).map(([k, v]) => [k, Number((v / 1048576).toFixed(2))]),
+      ),
       // One process computing and applying chunks in turn: no Kafka, no decoding.
       projectedQuotesPerSecondInProcess: Math.round(quotes / (projectMs / 1000)),
       redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
@@ -59,28 +56,6 @@ async function main(): Promise<void> {
     redis.disconnect();
     server.kill('SIGTERM');
   }
-}
-
-async function usedMemory(redis: Redis): Promise<number> {
-  return Number((await redis.info('memory')).match(/used_memory:(\d+)/)![1]);
-}
-
-/** MEMORY USAGE of every key, summed by kind (s, snaps, px, oi, ivx). */
-async function memoryByKind(redis: Redis): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'COUNT', 1000);
-    cursor = next;
-    const pipe = redis.pipeline();
-    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', 0);
-    const res = (await pipe.exec())!;
-    keys.forEach((k, i) => {
-      const kind = k.split(':')[4];
-      out[kind] = (out[kind] ?? 0) + Number(res[i][1]);
-    });
-  } while (cursor !== '0');
-  return Object.fromEntries(Object.entries(out).sort((a, b) => b[1] - a[1]));
 }
 
 void main().catch((err) => {
