@@ -26,6 +26,7 @@ import { expectProblem } from '../support/problem';
 import { walkApi } from '../support/cursor-walk';
 import type { OracleRow } from '../support/order-flow-oracle';
 import * as oracle from '../support/flow-aggregations-oracle';
+import { phase } from '../support/phase-profile';
 
 /**
  * The six flow-aggregation endpoints end to end: enriched prints (the order-flow processor's own
@@ -101,7 +102,7 @@ async function waitProjected(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await provisionTopicsAndSchemas(config);
+  await phase('topics', () => provisionTopicsAndSchemas(config));
   const kafka = createKafka(config, 'mdq-test');
   admin = logEndAdmin(kafka);
   await admin.connect();

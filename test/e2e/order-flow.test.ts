@@ -22,6 +22,7 @@ import { TestApi, startApi } from '../support/http';
 import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
 import { GREEKS, OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
 import { configEnv, spawnTs } from '../support/pipeline';
+import { phase } from '../support/phase-profile';
 
 /**
  * The order-flow tapes end to end: simulated prints, open interest and reference data go through
@@ -130,7 +131,7 @@ async function expectedRows(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await provisionTopicsAndSchemas(config);
+  await phase('topics', () => provisionTopicsAndSchemas(config));
   kafka = createKafka(config, 'mdq-test');
   admin = logEndAdmin(kafka);
   await admin.connect();

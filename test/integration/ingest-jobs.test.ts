@@ -9,6 +9,7 @@ import { loadUniverse } from '../../services/domain/universe';
 import { testConfig, waitFor } from '../support/env';
 import { readCommitted } from '../support/kafka-count';
 import { configEnv, spawnTs } from '../support/pipeline';
+import { phase } from '../support/phase-profile';
 
 /**
  * Ingest through BullMQ jobs and the worker process, against the real Kafka, registry and Redis:
@@ -56,7 +57,7 @@ let queue: Queue;
 let live: Queue;
 
 beforeAll(async () => {
-  await provisionTopicsAndSchemas(config);
+  await phase('topics', () => provisionTopicsAndSchemas(config));
   queue = openQueue(config, INGEST_QUEUE);
   live = openQueue(config, LIVE_QUEUE);
 });

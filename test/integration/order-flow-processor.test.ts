@@ -17,6 +17,7 @@ import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { testConfig, waitFor } from '../support/env';
 import { type CommittedRecord, readCommittedRecords } from '../support/kafka-count';
 import { configEnv, spawnTs } from '../support/pipeline';
+import { phase } from '../support/phase-profile';
 
 /**
  * The order-flow processor as a process against the real stack: the derived topics must equal,
@@ -113,7 +114,7 @@ interface Scenario {
 /** Fresh topics and keys; instruments and prints published in transactions like the ingest does. */
 async function openScenario(name: string): Promise<Scenario> {
   const config = testConfig(name);
-  await provisionTopicsAndSchemas(config);
+  await phase('topics', () => provisionTopicsAndSchemas(config));
   const kafka = createKafka(config, 'mdq-test');
   const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, 'test-source');
   await writer.connect();

@@ -1,6 +1,7 @@
 import crypto from 'crypto';
 import type { Config } from '../../services/config';
 import { loadConfig } from '../../services/config';
+import { phase } from './phase-profile';
 
 /**
  * A configuration for one test file: the shared test stack, with a topic and key prefix of its
@@ -11,7 +12,11 @@ export function testConfig(name: string): Config {
   return { ...loadConfig(process.env), topicPrefix: `${ns}.`, keyPrefix: ns, logLevel: 'silent' };
 }
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+  return phase('wait', () => poll(what, fn, timeoutMs, everyMs));
+}
+
+async function poll<T>(what: string, fn: () => Promise<T | null | undefined | false>, timeoutMs: number, everyMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

@@ -6,6 +6,7 @@ import { ApiKeyStore } from '../../services/auth/api-keys';
 import type { Config } from '../../services/config';
 import { createLogger } from '../../services/log';
 import { createRedis, redisReady } from '../../services/redis/client';
+import { phase } from './phase-profile';
 
 export interface TestApi {
   url: string;
@@ -31,7 +32,11 @@ export interface StartApiOptions extends Partial<
 }
 
 /** The real Express app on an ephemeral port, reading the test namespace's views. */
-export async function startApi(config: Config, opts: StartApiOptions = {}): Promise<TestApi> {
+export function startApi(config: Config, opts: StartApiOptions = {}): Promise<TestApi> {
+  return phase('api start', () => openApi(config, opts));
+}
+
+async function openApi(config: Config, opts: StartApiOptions): Promise<TestApi> {
   const redis = createRedis(config.redisUrl, undefined, { failFast: true });
   await redisReady(redis);
   const viewsRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.viewsRedisUrl, undefined, { failFast: true });

@@ -16,6 +16,7 @@ import { caughtUp, viewLag } from '../../projections/runtime/versions';
 import { waitFor } from './env';
 import { logEndAdmin } from './kafka-count';
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
+import { phase } from './phase-profile';
 
 export interface TestPipeline {
   config: Config;
@@ -35,7 +36,7 @@ export interface TestPipeline {
 
 /** Topics, schemas, a producer and a Redis client in the test's own namespace. */
 export async function openPipeline(config: Config): Promise<TestPipeline> {
-  await provisionTopicsAndSchemas(config);
+  await phase('topics', () => provisionTopicsAndSchemas(config));
   const log = createLogger('test', 'silent');
   const kafka = createKafka(config, 'mdq-test');
   const registry = createRegistry(config);
@@ -65,7 +66,9 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
     },
     async waitCaughtUp(version, keyPrefix = config.keyPrefix, timeoutMs = 60_000, projection = newsProjection) {
       const topics = projection.topics.map((t) => topicName(t, config.topicPrefix));
-      await waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, topics, keyPrefix, projection.view, version)), timeoutMs, 200);
+      await phase('projection wait', () =>
+        waitFor('projector to catch up', async () => caughtUp(await viewLag(admin, redis, topics, keyPrefix, projection.view, version)), timeoutMs, 200),
+      );
     },
     async projectAll(projections, timeoutMs = 60_000) {
       for (const projection of projections) await pipeline.newProjector(config.keyPrefix, projection).start();
