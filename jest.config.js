@@ -5,6 +5,9 @@ const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] 
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // Both cores: the stack's JVMs and Redis leave about a third of the machine idle with one worker.
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   projects: [
     {

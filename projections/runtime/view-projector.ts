@@ -20,6 +20,12 @@ export interface ViewProjectorDeps {
   chunkSize?: number;
   /** See RunnerOptions.partitionsConcurrently. */
   partitionsConcurrently?: number;
+  /**
+   * How long a replaced version is kept after a rebuild flips the pointer (default 5 s: longer
+   * than the API's pointer cache, so reads in flight finish). Tests that read no old version set
+   * it short.
+   */
+  rebuildGraceMs?: number;
 }
 
 /**
@@ -139,7 +145,7 @@ export class ViewProjector {
     this.runner = next;
     this.switching = false;
     if (old) await old.stop();
-    await sleep(opts.graceMs ?? 5_000);
+    await sleep(opts.graceMs ?? this.d.rebuildGraceMs ?? 5_000);
     const dropped = await dropVersion(redis, keyPrefix, projection.view, from);
     log.info({ view: projection.view, version: from, keys: dropped }, 'old version dropped');
     return { from, to };

@@ -9,6 +9,7 @@ import { TestPipeline, openPipeline, snapshotView } from '../support/pipeline';
 import { expectProblem } from '../support/problem';
 import { describeTableConformance } from '../support/table-conformance';
 import { OI_TICKERS, changeOracle, changeRowsOf, openInterestFixture, type OiFixture } from '../support/open-interest-data';
+import { expectEqual } from '../support/expect-equal';
 
 /**
  * open-interest-change, open-interest-over-time and max-pain over HTTP, against the open-interest
@@ -60,7 +61,7 @@ describe('the projection', () => {
       await other.waitCaughtUp(1, other.config.keyPrefix, 170_000, openInterestProjection);
       const [a, b] = await Promise.all([viewState(pipe, config.keyPrefix), viewState(other, other.config.keyPrefix)]);
       expect(Object.keys(a).length).toBeGreaterThan(100);
-      expect(b).toEqual(a);
+      expectEqual(b, a);
     } finally {
       await other.close();
     }

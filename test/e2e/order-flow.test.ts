@@ -17,6 +17,7 @@ import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../serv
 import { testConfig, waitFor } from '../support/env';
 import { walkApi } from '../support/cursor-walk';
 import { describeTableConformance } from '../support/table-conformance';
+import { expectEqual } from '../support/expect-equal';
 import { CONSOLIDATED_FIELDS, UNCONSOLIDATED_FIELDS } from '../../api/fields/option-trade';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
@@ -209,7 +210,10 @@ describe.each(tapes)('$name', (tape) => {
         const body = { sessionDate: D1, size: tape.max, sort: { field, direction }, includes: ['ID'] };
         const { rows: got } = await walk(tape.path, body);
         const want = evaluate(ofSession(tape.rows(), D1), body);
-        expect(got.map((r) => r.id)).toEqual(want.map((r) => r.id));
+        expectEqual(
+          got.map((r) => r.id),
+          want.map((r) => r.id),
+        );
         expect(new Set(got.map((r) => r.id)).size).toBe(got.length);
       }
     },
@@ -300,7 +304,10 @@ describe.each(tapes)('$name', (tape) => {
         if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.json)}`);
         const want = evaluate(all, body);
         if (want.length) nonEmpty++;
-        expect((res.json as any).data).toEqual(want.slice(0, body.size).map((r) => projectRow(r, body, tape.keys)));
+        expectEqual(
+          (res.json as any).data,
+          want.slice(0, body.size).map((r) => projectRow(r, body, tape.keys)),
+        );
         expect('nextSearchAfter' in (res.json as any)).toBe(want.length > body.size);
       }),
       { numRuns: 150, seed: 20261121 },
@@ -401,7 +408,7 @@ describe('tape-specific rules', () => {
         const body = { sessionDate: D2, size: tape.max, filter, includes: ['ID'] };
         const { rows: got } = await walk(tape.path, body);
         const want = evaluate(ofSession(tape.rows(), D2), body);
-        expect({ filter, n: got.length, ids: got.map((r) => r.id) }).toEqual({ filter, n: want.length, ids: want.map((r) => r.id) });
+        expectEqual({ filter, n: got.length, ids: got.map((r) => r.id) }, { filter, n: want.length, ids: want.map((r) => r.id) });
         expect(want.length).toBeGreaterThan(0);
         expect(want.length).toBeLessThan(ofSession(tape.rows(), D2).length);
       }
@@ -461,8 +468,10 @@ for (const tape of tapes) {
     api: () => api,
     fields: tape.name === 'consolidated' ? CONSOLIDATED_FIELDS : UNCONSOLIDATED_FIELDS,
     maxSize: tape.max,
-    base: { sessionDate: D1 },
-    sortBase: { sessionDate: D1, filter: { tickers: ['GME', 'JPM', 'XOM'] } },
+    // The whole of D1 is 12,870 prints (a walk at size 7 is 1,839 pages); two tickers page the
+    // same way at a tenth of the cost. The tests above walk whole sessions under nine sorts.
+    base: tape.name === 'unconsolidated' ? { sessionDate: D1, filter: { tickers: ['JPM', 'XOM'] } } : { sessionDate: D1 },
+    sortBase: { sessionDate: D1, filter: { tickers: tape.name === 'unconsolidated' ? ['XOM'] : ['GME', 'JPM', 'XOM'] } },
     oracle: (body) => evaluate(ofSession(tape.rows(), D1), body).map((r) => projectRow(r, body, tape.keys)),
     sortable: true,
   }));

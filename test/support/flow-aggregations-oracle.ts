@@ -1,5 +1,5 @@
 import { nyLocalToEpochMs, sessionDateOf } from '../../services/domain/calendar';
-import { matches, type OracleRow } from './order-flow-oracle';
+import { matcher, type OracleRow } from './order-flow-oracle';
 
 /**
  * Brute-force answers of the six flow-aggregation endpoints over print rows held in memory, from
@@ -52,7 +52,7 @@ function canonical(node: Body | undefined): Body | undefined {
 export function matching(rows: readonly OracleRow[], body: Body): OracleRow[] {
   const s = selected(rows, body);
   const b = { filter: body.filter, filterExpression: canonical(body.filterExpression) };
-  return s.rows.filter((r) => matches(r, b, s.window));
+  return s.rows.filter(matcher(b, s.window));
 }
 
 const SIDES = ['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID'];

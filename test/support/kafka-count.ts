@@ -1,4 +1,5 @@
 import type { Admin, EachBatchPayload, Kafka } from 'kafkajs';
+import { phase } from './phase-profile';
 
 /**
  * An admin whose offsets are the log end with in-flight transactions counted (the high
@@ -18,7 +19,11 @@ type Batch = EachBatchPayload['batch'];
  * and markers included, see logEndAdmin), so the read is complete, not a timeout guess. Returns
  * the partitions of each topic.
  */
-async function readToEnd(kafka: Kafka, topics: string[], onBatch: (batch: Batch) => void): Promise<Map<string, number[]>> {
+function readToEnd(kafka: Kafka, topics: string[], onBatch: (batch: Batch) => void): Promise<Map<string, number[]>> {
+  return phase('read topics', () => readAll(kafka, topics, onBatch));
+}
+
+async function readAll(kafka: Kafka, topics: string[], onBatch: (batch: Batch) => void): Promise<Map<string, number[]>> {
   const admin = logEndAdmin(kafka);
   await admin.connect();
   const ends = new Map(
@@ -26,7 +31,14 @@ async function readToEnd(kafka: Kafka, topics: string[], onBatch: (batch: Batch)
   );
   await admin.disconnect();
   const seen = new Map<string, number>();
-  const consumer = kafka.consumer({ groupId: `read-${Date.now()}-${Math.random()}`, readUncommitted: false, maxBytes: 50 * 1024 * 1024 });
+  // A short fetch wait: the tail of a transactional partition is a commit marker that comes in a
+  // fetch of its own, and kafkajs's default would hold that fetch for 5 s.
+  const consumer = kafka.consumer({
+    groupId: `read-${Date.now()}-${Math.random()}`,
+    readUncommitted: false,
+    maxBytes: 50 * 1024 * 1024,
+    maxWaitTimeInMs: 100,
+  });
   await consumer.connect();
   await consumer.subscribe({ topics, fromBeginning: true });
   consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {

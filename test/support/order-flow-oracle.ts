@@ -92,58 +92,76 @@ function canon(field: string, v: unknown): unknown {
   return v;
 }
 
-function matchFilter(r: OracleRow, filter: Body): boolean {
+/**
+ * The filter object as one predicate. Each condition is read from the body once, not once per
+ * row: the conformance walks and the property test evaluate thousands of rows per request.
+ */
+function filterPredicate(filter: Body): (r: OracleRow) => boolean {
+  const tests: ((r: OracleRow) => boolean)[] = [];
   for (const [key, raw] of Object.entries(filter)) {
     if (raw === null || raw === undefined) continue;
     const [field, kind] = FILTERS[key];
-    const v = READ[field](r);
+    const read = READ[field];
     switch (kind) {
       case 'in':
       case 'eq': {
         const wanted = (Array.isArray(raw) ? raw : [raw]).map((x) => canon(field, x));
-        if (!wanted.includes(v)) return false;
+        tests.push((r) => wanted.includes(read(r)));
         break;
       }
       case 'bool':
-        if (v !== raw) return false;
+        tests.push((r) => read(r) === raw);
         break;
-      case 'range':
-        if (v === null) return false;
-        if (raw.min !== null && raw.min !== undefined && (v as number) < raw.min) return false;
-        if (raw.max !== null && raw.max !== undefined && (v as number) > raw.max) return false;
+      case 'range': {
+        const min = raw.min ?? null;
+        const max = raw.max ?? null;
+        tests.push((r) => {
+          const v = read(r) as number | null;
+          return v !== null && !(min !== null && v < min) && !(max !== null && v > max);
+        });
         break;
+      }
       case 'dateRange':
-        if (raw.startDate && (v as string) < raw.startDate) return false;
-        if (raw.endDate && (v as string) > raw.endDate) return false;
+        tests.push((r) => {
+          const v = read(r) as string;
+          return !(raw.startDate && v < raw.startDate) && !(raw.endDate && v > raw.endDate);
+        });
         break;
     }
   }
-  return true;
+  return (r) => tests.every((t) => t(r));
 }
 
-function matchExpression(r: OracleRow, node: Body): boolean {
+/** A filterExpression node as one predicate (values canonicalized once). */
+function expressionPredicate(node: Body): (r: OracleRow) => boolean {
   if ('conjunction' in node) {
-    const results = (node.filters as Body[]).map((n) => matchExpression(r, n));
-    return node.conjunction === 'AND' ? results.every(Boolean) : results.some(Boolean);
+    const parts = (node.filters as Body[]).map(expressionPredicate);
+    return node.conjunction === 'AND' ? (r) => parts.every((p) => p(r)) : (r) => parts.some((p) => p(r));
   }
-  const v = READ[node.field](r);
+  const read = READ[node.field];
   const values: unknown[] = ('values' in node ? node.values : [node.value]).map((x: unknown) => canon(node.field, x));
-  if (v === null || v === undefined) return node.operation === '!=' ? true : false;
-  switch (node.operation) {
-    case '=':
-      return values.includes(v);
-    case '!=':
-      return !values.includes(v);
-    case '<':
-      return (v as number) < (values[0] as number);
-    case '<=':
-      return (v as number) <= (values[0] as number);
-    case '>':
-      return (v as number) > (values[0] as number);
-    case '>=':
-      return (v as number) >= (values[0] as number);
-  }
-  throw new Error(`oracle: unknown operation ${node.operation}`);
+  const test = (v: unknown): boolean => {
+    switch (node.operation) {
+      case '=':
+        return values.includes(v);
+      case '!=':
+        return !values.includes(v);
+      case '<':
+        return (v as number) < (values[0] as number);
+      case '<=':
+        return (v as number) <= (values[0] as number);
+      case '>':
+        return (v as number) > (values[0] as number);
+      case '>=':
+        return (v as number) >= (values[0] as number);
+    }
+    throw new Error(`oracle: unknown operation ${node.operation}`);
+  };
+  return (r) => {
+    const v = read(r);
+    if (v === null || v === undefined) return node.operation === '!=';
+    return test(v);
+  };
 }
 
 function compareValues(a: unknown, b: unknown): number {
@@ -155,39 +173,55 @@ function compareValues(a: unknown, b: unknown): number {
   return (a as string) < (b as string) ? -1 : 1;
 }
 
-/** Whether a row is in the request's window and matches its filter and filterExpression. */
-export function matches(r: OracleRow, body: Body, window?: { startMs: number; endMs: number }): boolean {
-  return (
-    (!window || (r.tradeTime >= window.startMs && r.tradeTime < window.endMs)) &&
-    matchFilter(r, body.filter ?? {}) &&
-    (!body.filterExpression || matchExpression(r, body.filterExpression))
-  );
+type Window = { startMs: number; endMs: number };
+
+/** Whether a row is in the request's window and matches its filter and filterExpression, as one predicate. */
+export function matcher(body: Body, window?: Window): (r: OracleRow) => boolean {
+  const filter = filterPredicate(body.filter ?? {});
+  const expression = body.filterExpression ? expressionPredicate(body.filterExpression) : () => true;
+  return (r) => (!window || (r.tradeTime >= window.startMs && r.tradeTime < window.endMs)) && filter(r) && expression(r);
 }
 
 /** Every row the request matches, in the order the API must return them. */
-export function evaluate(rows: readonly OracleRow[], body: Body, window?: { startMs: number; endMs: number }): OracleRow[] {
-  const sortField = body.sort?.field ?? 'TRADE_TIME';
+export function evaluate(rows: readonly OracleRow[], body: Body, window?: Window): OracleRow[] {
+  const read = READ[body.sort?.field ?? 'TRADE_TIME'];
   const desc = (body.sort?.direction ?? 'DESCENDING') === 'DESCENDING';
-  const out = rows.filter((r) => matches(r, body, window));
+  const match = matcher(body, window);
+  // Each row's sort value read once, then sorted with the row key as the tie-break.
+  const out = rows.filter(match).map((r) => ({ r, v: read(r) }));
   out.sort((a, b) => {
-    const c = compareValues(READ[sortField](a), READ[sortField](b)) || (a.rowKey < b.rowKey ? -1 : a.rowKey > b.rowKey ? 1 : 0);
+    const c = compareValues(a.v, b.v) || (a.r.rowKey < b.r.rowKey ? -1 : a.r.rowKey > b.r.rowKey ? 1 : 0);
     return desc ? -c : c;
   });
-  return out;
+  return out.map((x) => x.r);
+}
+
+const keyOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+    .replace(/^isEtf$/, 'isETF');
+
+/** The response keys a body keeps, worked out once per distinct projection. */
+const projections = new Map<string, string[]>();
+function projectedKeys(body: Body, responseKeys: readonly string[]): string[] {
+  const id = JSON.stringify([body.includes ?? null, body.excludes ?? null, !!body.includeComprisingTrades, responseKeys]);
+  let keys = projections.get(id);
+  if (!keys) {
+    keys = [...responseKeys];
+    if (body.includes?.length) keys = keys.filter((k) => body.includes.map(keyOf).includes(k));
+    if (body.excludes?.length) keys = keys.filter((k) => !body.excludes.map(keyOf).includes(k));
+    if (!body.includeComprisingTrades) keys = keys.filter((k) => k !== 'comprisingTrades');
+    projections.set(id, keys);
+  }
+  return keys;
 }
 
 /** The response form of a row after includes/excludes. */
 export function projectRow(r: OracleRow, body: Body, responseKeys: readonly string[]): Record<string, unknown> {
-  const keyOf = (name: string) =>
-    name
-      .toLowerCase()
-      .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-      .replace(/^isEtf$/, 'isETF');
-  let keys = [...responseKeys];
-  if (body.includes?.length) keys = keys.filter((k) => body.includes.map(keyOf).includes(k));
-  if (body.excludes?.length) keys = keys.filter((k) => !body.excludes.map(keyOf).includes(k));
-  if (!body.includeComprisingTrades) keys = keys.filter((k) => k !== 'comprisingTrades');
-  return Object.fromEntries(keys.map((k) => [k, r[k]]));
+  const out: Record<string, unknown> = {};
+  for (const k of projectedKeys(body, responseKeys)) out[k] = r[k];
+  return out;
 }
 
 // --- request generator -----------------------------------------------------------------------

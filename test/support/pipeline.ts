@@ -25,8 +25,8 @@ export interface TestPipeline {
   producer: EventProducer;
   newsTopic: string;
   newsSpec: TopicSpec;
-  /** A projector of `projection` (news by default) into `keyPrefix`. */
-  newProjector(keyPrefix?: string, projection?: Projection, log?: Logger): ViewProjector;
+  /** A projector of `projection` (news by default) into `keyPrefix`, applying chunks of `chunkSize` messages (100 by default). */
+  newProjector(keyPrefix?: string, projection?: Projection, log?: Logger, chunkSize?: number): ViewProjector;
   /** Waits until `projection`'s view (news by default) has applied everything on its topics. */
   waitCaughtUp(version: number, keyPrefix?: string, timeoutMs?: number, projection?: Projection): Promise<void>;
   /** Starts a projector of each projection into the test's key prefix and waits until each has applied everything. */
@@ -57,10 +57,21 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
     producer,
     newsTopic,
     newsSpec,
-    newProjector(keyPrefix = config.keyPrefix, projection = newsProjection, projectorLog = log) {
+    newProjector(keyPrefix = config.keyPrefix, projection = newsProjection, projectorLog = log, chunkSize = 100) {
       // Small chunks, so that the tests' batches (far below the default's 3,000 messages) are split
-      // into several atomic applies, as a replay's are.
-      const p = new ViewProjector({ kafka, registry, redis, projection, topicPrefix: config.topicPrefix, keyPrefix, log: projectorLog, chunkSize: 100 });
+      // into several atomic applies, as a replay's are. No test reads a replaced version after a
+      // rebuild, so it is dropped at once.
+      const p = new ViewProjector({
+        kafka,
+        registry,
+        redis,
+        projection,
+        topicPrefix: config.topicPrefix,
+        keyPrefix,
+        log: projectorLog,
+        chunkSize,
+        rebuildGraceMs: 100,
+      });
       projectors.push(p);
       return p;
     },
@@ -98,21 +109,38 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
     cursor = next;
     keys.push(...batch);
   } while (cursor !== '0');
+  keys.sort();
+  // Pipelined in batches: one round trip per thousand keys rather than two per key.
   const out: Record<string, unknown> = {};
-  for (const k of keys.sort()) {
-    const type = await redis.type(k);
-    const rel = k.slice(base.length);
-    if (type === 'hash') {
-      const h = await redis.hgetallBuffer(k);
-      out[rel] = Object.fromEntries(
-        Object.entries(h)
-          .map(([f, v]) => [f, v.toString('latin1')])
-          .sort(([a], [b]) => (a < b ? -1 : 1)),
-      );
-    } else if (type === 'zset') out[rel] = await redis.zrange(k, 0, -1, 'WITHSCORES');
-    // Byte for byte, like hash values: a string may be binary (the dark-pool level tables).
-    else if (type === 'string') out[rel] = (await redis.getBuffer(k))?.toString('latin1');
-    else out[rel] = `<${type}>`;
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000);
+    const types = ((await batch.reduce((p, k) => p.type(k), redis.pipeline()).exec()) ?? []).map(([err, t]) => {
+      if (err) throw err;
+      return t as string;
+    });
+    const reads = redis.pipeline();
+    batch.forEach((k, j) => {
+      if (types[j] === 'hash') reads.hgetallBuffer(k);
+      else if (types[j] === 'zset') reads.zrange(k, 0, -1, 'WITHSCORES');
+      else if (types[j] === 'string') reads.getBuffer(k);
+      else reads.echo('');
+    });
+    const values = (await reads.exec()) ?? [];
+    batch.forEach((k, j) => {
+      const [err, v] = values[j];
+      if (err) throw err;
+      const rel = k.slice(base.length);
+      if (types[j] === 'hash')
+        out[rel] = Object.fromEntries(
+          Object.entries(v as Record<string, Buffer>)
+            .map(([f, b]) => [f, b.toString('latin1')])
+            .sort(([a], [b]) => (a < b ? -1 : 1)),
+        );
+      else if (types[j] === 'zset') out[rel] = v;
+      // Byte for byte, like hash values: a string may be binary (the dark-pool level tables).
+      else if (types[j] === 'string') out[rel] = (v as Buffer | null)?.toString('latin1');
+      else out[rel] = `<${types[j]}>`;
+    });
   }
   return out;
 }

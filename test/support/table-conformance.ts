@@ -1,6 +1,7 @@
 import type { FieldSet } from '../../api/request/fields';
 import { walkApi } from './cursor-walk';
 import type { TestApi } from './http';
+import { expectEqual } from './expect-equal';
 import { expectProblem } from './problem';
 
 /**
@@ -52,7 +53,7 @@ export function describeTableConformance(name: string, conf: () => TableConforma
       const want = c.oracle(c.base);
       for (const size of c.walkSizes ?? [7, 50, c.maxSize]) {
         const { rows, pages } = await walk({ ...c.base, size });
-        expect(rows).toEqual(want);
+        expectEqual(rows, want);
         expect(pages).toBe(Math.max(1, Math.ceil(want.length / size)));
       }
     });
@@ -76,7 +77,7 @@ export function describeTableConformance(name: string, conf: () => TableConforma
           for (const direction of ['ASCENDING', 'DESCENDING']) {
             const body = { ...base, size, sort: { field, direction } };
             const { rows } = await walk(body);
-            expect({ field, direction, rows }).toEqual({ field, direction, rows: c.oracle(body) });
+            expectEqual({ field, direction, rows }, { field, direction, rows: c.oracle(body) });
           }
         }
       },
@@ -92,7 +93,7 @@ export function describeTableConformance(name: string, conf: () => TableConforma
           const body = { ...c.base, size: 20, [list]: [name] };
           const res = await post(body);
           expect(res.status).toBe(200);
-          expect({ name, list, data: res.json.data }).toEqual({ name, list, data: c.oracle(body).slice(0, 20) });
+          expectEqual({ name, list, data: res.json.data }, { name, list, data: c.oracle(body).slice(0, 20) });
         }
       }
       // Names are normalized like every other field name: case and separators are ignored.
