@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// `npm test`: installs what is missing, then the static checks (type-check, ESLint, Prettier) side
-// by side (each uses one core), then jest with any arguments given after `--`. The start time goes
-// to jest's summary reporter, which prints the wall time of the whole run.
+// `npm test`: installs what is missing, then the static checks (type-check, ESLint, Prettier) and
+// jest (with any arguments given after `--`) side by side. The start time goes to jest's summary
+// reporter, which prints the wall time of the whole run.
 // Plain CommonJS with no dependencies, because it runs before anything is installed.
 'use strict';
 const path = require('path');
@@ -28,19 +28,26 @@ function check(label, command, args) {
   });
 }
 
+/**
+ * The checks run beside jest rather than before it: they fill the cores while jest's global setup
+ * starts the stack (mostly JVMs waking up). A failed check is printed as soon as it is known and
+ * fails the run, but jest is left to finish, so its teardown still stops the private stack.
+ */
 async function main() {
-  const codes = await Promise.all([
+  const checks = Promise.all([
     check('type-check', bin('tsc'), ['--noEmit', '-p', '.']),
     check('eslint', bin('eslint'), ['.']),
     check('prettier', bin('prettier'), ['--check', '.']),
   ]);
-  if (codes.some((c) => c !== 0)) process.exit(1);
   const jest = spawn(bin('jest'), process.argv.slice(2), {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, MDQ_TEST_STARTED: String(started) },
   });
-  jest.on('close', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  const jestCode = await new Promise((resolve) => jest.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  const failed = (await checks).some((c) => c !== 0);
+  if (failed) process.stdout.write('npm test failed: a static check failed (see above)\n');
+  process.exit(failed ? 1 : jestCode);
 }
 
 main();
