@@ -27,7 +27,7 @@ const USAGE = `usage: npm run ingest -- <command> [options]
   news-live                         the simulated 24/7 background news feed
   status                            job counts per queue, active jobs and their progress
 
-  common: --profile dev|full (dev)  --seed N (42)  --no-wait (enqueue and return)
+  common: --profile dev|full|mini (dev)  --seed N (42)  --no-wait (enqueue and return)
   Jobs run in ingest workers (npm run worker:ingest); this command enqueues them and shows progress.`;
 
 async function main(): Promise<number> {

@@ -2,7 +2,8 @@ import type { Instrument } from '../../services/domain/universe';
 
 /**
  * Simulator profiles. `dev` is a small market for tests and the local demo (a session in a few
- * seconds); `full` is a full-market day (about 6.5 million option prints). docs/ingest.md lists
+ * seconds); `full` is a full-market day (about 6.5 million option prints); `mini` is `dev` with
+ * three symbols. docs/ingest.md lists
  * the event counts of each.
  */
 export interface Profile {
@@ -29,23 +30,28 @@ export interface Profile {
   darkPoolSampleMinutes: number;
 }
 
-export type ProfileName = 'dev' | 'full';
+export type ProfileName = 'dev' | 'full' | 'mini';
 
+/** `mini`: the `dev` market cut to three symbols, for tests that produce whole tick sessions and count them back. */
+const MINI_SYMBOLS = new Set(['AAPL', 'GME', 'XOM']);
 const DEV_SYMBOLS = new Set(['SPY', 'QQQ', 'IWM', 'SPX', 'VIX', 'AAPL', 'NVDA', 'TSLA', 'MSFT', 'AMZN', 'AMD', 'JPM', 'XOM', 'PLTR', 'SOUN', 'GME']);
 
+const DEV: Profile = {
+  name: 'dev',
+  selectSymbols: (u) => u.filter((i) => DEV_SYMBOLS.has(i.symbol)),
+  horizons: { daily: 4, weekly: 15, monthly: 70, monthlyActive: 70, quarterly: 0, leaps: 400 },
+  maxStrikes: 14,
+  openInterestScale: 15,
+  quoteIntervalSec: 300,
+  quoteMaxDte: 45,
+  quoteMaxMoneyness: 0.15,
+  equityPrintsPerMinute: 6,
+  darkPoolSampleMinutes: 30,
+};
+
 export const PROFILES: Record<ProfileName, Profile> = {
-  dev: {
-    name: 'dev',
-    selectSymbols: (u) => u.filter((i) => DEV_SYMBOLS.has(i.symbol)),
-    horizons: { daily: 4, weekly: 15, monthly: 70, monthlyActive: 70, quarterly: 0, leaps: 400 },
-    maxStrikes: 14,
-    openInterestScale: 15,
-    quoteIntervalSec: 300,
-    quoteMaxDte: 45,
-    quoteMaxMoneyness: 0.15,
-    equityPrintsPerMinute: 6,
-    darkPoolSampleMinutes: 30,
-  },
+  dev: DEV,
+  mini: { ...DEV, name: 'mini', selectSymbols: (u) => u.filter((i) => MINI_SYMBOLS.has(i.symbol)) },
   full: {
     name: 'full',
     selectSymbols: (u) => [...u],

@@ -20,7 +20,8 @@ import { phase } from '../support/phase-profile';
 const config = testConfig('jobs');
 const env = { ...configEnv(config), MDQ_JOB_LOCK_MS: '3000' };
 const kafka = createKafka(config, 'mdq-test-jobs');
-const market = new SimulatedMarket(42, PROFILES.dev);
+// The `mini` market (three symbols): three tick sessions are produced, regenerated and read back.
+const market = new SimulatedMarket(42, PROFILES.mini);
 const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventType !== 'instrument' && t.eventType !== 'calendar-day').map((t) =>
   topicName(t, config.topicPrefix),
 );
@@ -83,22 +84,22 @@ describe('ingest jobs', () => {
   });
 
   it('backfills daily and tick sessions; the same backfills again add nothing', async () => {
-    const daily = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily']);
+    const daily = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily', '--profile', 'mini']);
     expect(daily.code).toBe(0);
     expect(daily.out).toMatch(/2\/2 jobs/);
-    const tick = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick']);
+    const tick = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick', '--profile', 'mini']);
     expect(tick.code).toBe(0);
     const before = await endOffsets();
-    const again = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily']);
+    const again = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily', '--profile', 'mini']);
     expect(again.code).toBe(0);
-    const third = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick']);
+    const third = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick', '--profile', 'mini']);
     expect(third.code).toBe(0);
     // Not one message more on any partition of any topic.
     expect(await endOffsets()).toBe(before);
   });
 
   it('loses and duplicates nothing when the worker is killed in the middle of a backfill', async () => {
-    const job = await queue.add('backfill-session', { seed: 42, profile: 'dev', date: '2026-11-18', level: 'tick' });
+    const job = await queue.add('backfill-session', { seed: 42, profile: 'mini', date: '2026-11-18', level: 'tick' });
     await waitFor(
       'the backfill to be a third done',
       async () => {
@@ -110,12 +111,13 @@ describe('ingest jobs', () => {
     );
     worker.kill('SIGKILL');
     await new Promise((r) => worker.once('exit', r));
+    expect(await (await queue.getJob(job.id!))!.isCompleted()).toBe(false); // killed part-way
     worker = spawnTs('ingest/worker.ts', [], env);
     await waitFor('the backfill to complete after the restart', async () => (await queue.getJob(job.id!))?.isCompleted(), 120_000, 200);
   });
 
   it('plays a live session (the half day after Thanksgiving): it grows while it plays, survives a worker shutdown and ends complete', async () => {
-    const job = await live.add('live-session', { seed: 42, profile: 'dev', date: '2026-11-27', speed: 600 });
+    const job = await live.add('live-session', { seed: 42, profile: 'mini', date: '2026-11-27', speed: 600 });
     const seen: number[] = [];
     await waitFor(
       'the live session to advance twice',
