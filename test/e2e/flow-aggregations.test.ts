@@ -13,7 +13,6 @@ import { createKafka } from '../../services/kafka/clients';
 import { partitionOf } from '../../services/kafka/partition';
 import { EventProducer } from '../../services/kafka/producer';
 import { createRegistry } from '../../services/kafka/clients';
-import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createRedis } from '../../services/redis/client';
 import { FLOW_AGGREGATES_VIEW, type FlowCell } from '../../services/views/flow-aggregates';
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
@@ -21,12 +20,11 @@ import { readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/r
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin } from '../support/kafka-count';
-import { configEnv, spawnTs } from '../support/pipeline';
+import { configEnv, spawnTs, provisionTestTopics } from '../support/pipeline';
 import { expectProblem } from '../support/problem';
 import { walkApi } from '../support/cursor-walk';
 import type { OracleRow } from '../support/order-flow-oracle';
 import * as oracle from '../support/flow-aggregations-oracle';
-import { phase } from '../support/phase-profile';
 
 /**
  * The six flow-aggregation endpoints end to end: enriched prints (the order-flow processor's own
@@ -102,7 +100,7 @@ async function waitProjected(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await phase('topics', () => provisionTopicsAndSchemas(config));
+  await provisionTestTopics(config);
   const kafka = createKafka(config, 'mdq-test');
   admin = logEndAdmin(kafka);
   await admin.connect();

@@ -11,7 +11,6 @@ import { sessionDateOf } from '../../services/domain/calendar';
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { loadUniverse } from '../../services/domain/universe';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
-import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createRedis } from '../../services/redis/client';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import { testConfig, waitFor } from '../support/env';
@@ -22,8 +21,7 @@ import { CONSOLIDATED_FIELDS, UNCONSOLIDATED_FIELDS } from '../../api/fields/opt
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin, readCommittedRecords } from '../support/kafka-count';
 import { GREEKS, OracleRow, evaluate, projectRow, requestArbitrary } from '../support/order-flow-oracle';
-import { configEnv, spawnTs } from '../support/pipeline';
-import { phase } from '../support/phase-profile';
+import { configEnv, spawnTs, provisionTestTopics } from '../support/pipeline';
 
 /**
  * The order-flow tapes end to end: simulated prints, open interest and reference data go through
@@ -132,7 +130,7 @@ async function expectedRows(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await phase('topics', () => provisionTopicsAndSchemas(config));
+  await provisionTestTopics(config);
   kafka = createKafka(config, 'mdq-test');
   admin = logEndAdmin(kafka);
   await admin.connect();

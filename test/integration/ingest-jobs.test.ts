@@ -1,15 +1,13 @@
 import { Queue } from 'bullmq';
 import { TOPICS, topicFor, topicName } from '../../schemas/catalog';
 import { createKafka } from '../../services/kafka/clients';
-import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from '../../ingest/jobs/queues';
 import { PROFILES } from '../../ingest/simulator/profiles';
 import { SimulatedMarket, type Tier } from '../../ingest/simulator/session';
 import { loadUniverse } from '../../services/domain/universe';
 import { testConfig, waitFor } from '../support/env';
 import { readCommitted } from '../support/kafka-count';
-import { configEnv, spawnTs } from '../support/pipeline';
-import { phase } from '../support/phase-profile';
+import { configEnv, spawnTs, provisionTestTopics } from '../support/pipeline';
 
 /**
  * Ingest through BullMQ jobs and the worker process, against the real Kafka, registry and Redis:
@@ -44,6 +42,9 @@ async function cli(args: string[]): Promise<{ code: number | null; out: string }
   return { code, out: child.output() };
 }
 
+/** `ingest -- backfill` on the test's market. */
+const backfill = (...args: string[]) => cli(['backfill', ...args, '--profile', 'mini']);
+
 async function endOffsets(): Promise<string> {
   const admin = kafka.admin();
   await admin.connect();
@@ -58,7 +59,7 @@ let queue: Queue;
 let live: Queue;
 
 beforeAll(async () => {
-  await phase('topics', () => provisionTopicsAndSchemas(config));
+  await provisionTestTopics(config);
   queue = openQueue(config, INGEST_QUEUE);
   live = openQueue(config, LIVE_QUEUE);
 });
@@ -84,15 +85,15 @@ describe('ingest jobs', () => {
   });
 
   it('backfills daily and tick sessions; the same backfills again add nothing', async () => {
-    const daily = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily', '--profile', 'mini']);
+    const daily = await backfill('--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily');
     expect(daily.code).toBe(0);
     expect(daily.out).toMatch(/2\/2 jobs/);
-    const tick = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick', '--profile', 'mini']);
+    const tick = await backfill('--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick');
     expect(tick.code).toBe(0);
     const before = await endOffsets();
-    const again = await cli(['backfill', '--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily', '--profile', 'mini']);
+    const again = await backfill('--from', '2026-11-16', '--to', '2026-11-17', '--level', 'daily');
     expect(again.code).toBe(0);
-    const third = await cli(['backfill', '--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick', '--profile', 'mini']);
+    const third = await backfill('--from', '2026-11-17', '--to', '2026-11-17', '--level', 'tick');
     expect(third.code).toBe(0);
     // Not one message more on any partition of any topic.
     expect(await endOffsets()).toBe(before);

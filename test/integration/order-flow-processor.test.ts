@@ -13,11 +13,9 @@ import { rowKeyOf, type ConsolidatedTradeEvent, type EnrichedPrintEvent, type Op
 import { RISK_FREE_RATE } from '../../services/domain/rates';
 import { loadUniverse } from '../../services/domain/universe';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
-import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { testConfig, waitFor } from '../support/env';
 import { type CommittedRecord, readCommittedRecords } from '../support/kafka-count';
-import { configEnv, spawnTs } from '../support/pipeline';
-import { phase } from '../support/phase-profile';
+import { configEnv, spawnTs, provisionTestTopics } from '../support/pipeline';
 
 /**
  * The order-flow processor as a process against the real stack: the derived topics must equal,
@@ -114,7 +112,7 @@ interface Scenario {
 /** Fresh topics and keys; instruments and prints published in transactions like the ingest does. */
 async function openScenario(name: string): Promise<Scenario> {
   const config = testConfig(name);
-  await phase('topics', () => provisionTopicsAndSchemas(config));
+  await provisionTestTopics(config);
   const kafka = createKafka(config, 'mdq-test');
   const writer = new ChunkWriter(kafka, createRegistry(config), config.topicPrefix, 'test-source');
   await writer.connect();

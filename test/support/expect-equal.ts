@@ -17,7 +17,7 @@ const NOT_PLAIN = Symbol('not plain JSON');
 function plainJson(value: unknown): string | null {
   try {
     return JSON.stringify(value, function (this: Record<string, unknown>, key: string, v: unknown) {
-      const raw = key === '' ? value : this[key];
+      const raw = this[key]; // the value before toJSON (a Date is caught as one)
       if (raw === null || typeof raw === 'string' || typeof raw === 'boolean') return v;
       if (typeof raw === 'number') {
         if (!Number.isFinite(raw) || Object.is(raw, -0)) throw NOT_PLAIN;

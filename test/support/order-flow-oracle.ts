@@ -202,17 +202,18 @@ const keyOf = (name: string) =>
     .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
     .replace(/^isEtf$/, 'isETF');
 
-/** The response keys a body keeps, worked out once per distinct projection. */
-const projections = new Map<string, string[]>();
+/** The response keys a body keeps, worked out once per body and key list (a page maps many rows with one body). */
+const projections = new WeakMap<Body, Map<readonly string[], string[]>>();
 function projectedKeys(body: Body, responseKeys: readonly string[]): string[] {
-  const id = JSON.stringify([body.includes ?? null, body.excludes ?? null, !!body.includeComprisingTrades, responseKeys]);
-  let keys = projections.get(id);
+  let byKeys = projections.get(body);
+  if (!byKeys) projections.set(body, (byKeys = new Map()));
+  let keys = byKeys.get(responseKeys);
   if (!keys) {
     keys = [...responseKeys];
     if (body.includes?.length) keys = keys.filter((k) => body.includes.map(keyOf).includes(k));
     if (body.excludes?.length) keys = keys.filter((k) => !body.excludes.map(keyOf).includes(k));
     if (!body.includeComprisingTrades) keys = keys.filter((k) => k !== 'comprisingTrades');
-    projections.set(id, keys);
+    byKeys.set(responseKeys, keys);
   }
   return keys;
 }

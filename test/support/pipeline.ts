@@ -34,9 +34,14 @@ export interface TestPipeline {
   close(): Promise<void>;
 }
 
+/** The catalog's topics and schemas in a test's namespace, timed as its `topics` phase (phase-profile.ts). */
+export function provisionTestTopics(config: Config): Promise<void> {
+  return phase('topics', () => provisionTopicsAndSchemas(config));
+}
+
 /** Topics, schemas, a producer and a Redis client in the test's own namespace. */
 export async function openPipeline(config: Config): Promise<TestPipeline> {
-  await phase('topics', () => provisionTopicsAndSchemas(config));
+  await provisionTestTopics(config);
   const log = createLogger('test', 'silent');
   const kafka = createKafka(config, 'mdq-test');
   const registry = createRegistry(config);

@@ -22,14 +22,15 @@ function phaseTable(dir, files) {
     .sort((a, b) => b.cells[0] - a.cells[0]);
   const width = Math.max(...head.map((h) => h.length), 5);
   const line = (cells, file) => `${cells.map((c) => String(c).padStart(width)).join(' ')}  ${file}`;
-  return `\nseconds per integration file, by phase:\n${line(head, 'file')}\n${rows
+  const body = rows
     .map((r) =>
       line(
-        r.cells.map((ms) => seconds(ms).trim()),
+        r.cells.map((ms) => (ms / 1000).toFixed(0)),
         r.file,
       ),
     )
-    .join('\n')}\n`;
+    .join('\n');
+  return `\nseconds per integration file, by phase:\n${line(head, 'file')}\n${body}\n`;
 }
 
 class SummaryReporter {
