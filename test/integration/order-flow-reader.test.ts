@@ -85,6 +85,7 @@ interface Case {
 }
 
 const open1 = sessionBounds(SESSIONS[0])!.open;
+const open2 = sessionBounds(SESSIONS[1])!.open; // once: the predicates run for every row scanned
 const osi = fixture.prints[5].osi;
 const CASES: Case[] = [
   { name: 'everything', hints: {}, window: null, predicate: () => true },
@@ -117,9 +118,9 @@ const CASES: Case[] = [
   {
     name: 'one session, premium range and window',
     sessions: [SESSIONS[1]],
-    hints: { ranges: { PREMIUM: [1_000, 200_000], TRADE_TIME: [null, sessionBounds(SESSIONS[1])!.open + 70_000] } },
-    window: { startMs: sessionBounds(SESSIONS[1])!.open + 10_000, endMs: sessionBounds(SESSIONS[1])!.open + 90_000 },
-    predicate: (r) => r.premium >= 1_000 && r.premium <= 200_000 && r.tradeTime <= sessionBounds(SESSIONS[1])!.open + 70_000,
+    hints: { ranges: { PREMIUM: [1_000, 200_000], TRADE_TIME: [null, open2 + 70_000] } },
+    window: { startMs: open2 + 10_000, endMs: open2 + 90_000 },
+    predicate: (r) => r.premium >= 1_000 && r.premium <= 200_000 && r.tradeTime <= open2 + 70_000,
   },
 ];
 
