@@ -12,7 +12,7 @@ import { HttpMetrics } from './ops/http-metrics';
 import { ReadinessCheck } from './ops/readiness';
 import { OPS_PATHS, mountOps } from './ops/routes';
 import { identifyCaller, requireCaller } from './request/auth';
-import { EndpointContext, EndpointDef, V1, mountEndpoint } from './request/endpoint';
+import { EndpointContext, EndpointDef, V1, mountEndpoint, prefetchStamps } from './request/endpoint';
 import { BODY_LIMIT, problemHandler } from './request/errors';
 import { allowOnly } from './request/methods';
 import { Problem, notFound } from './request/problem';
@@ -50,6 +50,8 @@ export interface AppDeps {
   trustProxy?: ApiSettings['trustProxy'];
   /** Where the request metrics go; each app gets a registry of its own when absent. */
   metricsRegistry?: Registry;
+  /** What /metrics serves; the registry's own text when absent (a cluster worker serves every worker's). */
+  metricsText?: () => Promise<string>;
   /** Bytes of serialized answers kept per process (api/views/response-cache.ts); 0 turns the cache off. Default 64 MiB. */
   responseCacheBytes?: number;
   /** How long a served version, a view's list and a cached answer are reused (default VIEW_POINTER_TTL_MS). */
@@ -71,7 +73,9 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
 /**
  * The Express app. Order matters:
  *  request id + log line + metrics → operations endpoints (no key, no quota) → reference (per-address
- *  quota) → /v1: identify the caller → quota (per user, or per address without a valid key) →
+ *  quota) → /v1: identify the caller (from memory for a known key) → start reading the response
+ *  cache's stamp → quota (per user, or per address without a valid key; its Redis command and the
+ *  stamp's travel together) →
  *  the public OpenAPI document → require a key → JSON body → endpoints → 404 → problem responses.
  */
 export function createApp(deps: AppDeps): express.Express {
@@ -97,11 +101,13 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(requestLogger(log, label));
   app.use(metrics.middleware());
-  mountOps(app, new ReadinessCheck(stores, viewsRedis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics);
+  mountOps(app, new ReadinessCheck(stores, viewsRedis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics, deps.metricsText);
   mountReference(app, quota);
 
+  const makeContext = (req: Request): EndpointContext => ({ redis: viewsRedis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
   const v1 = express.Router();
   v1.use(identifyCaller(keyStore));
+  v1.use(prefetchStamps(endpoints, makeContext, responses));
   v1.use(quota);
   v1.get('/openapi.json', (_req, res) => {
     res.type('application/json').send(openapi);
@@ -110,7 +116,6 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(requireCaller);
   v1.use(requireJsonBody);
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
-  const makeContext = (req: Request): EndpointContext => ({ redis: viewsRedis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
   for (const def of endpoints) mountEndpoint(v1, def, makeContext, responses);
   app.use(V1, v1);
 

@@ -1,24 +1,36 @@
+import cluster from 'cluster';
 import { ApiKeyStore } from '../services/auth/api-keys';
 import { loadKeySecret } from '../services/auth/secret';
 import { loadConfig } from '../services/config';
 import { createLogger } from '../services/log';
+import { workerMetrics } from '../services/metrics/cluster-metrics';
 import { processRegistry } from '../services/metrics/registry';
 import { createRedis } from '../services/redis/client';
 import { defaultDataDir } from '../services/stack/paths';
 import { configureServer, createApp } from './app';
 import { loadApiSettings } from './settings';
+import { superviseWorkers } from './workers';
 
-/** `npm run api`: one stateless API process; run as many as needed behind a load balancer. */
+/**
+ * `npm run api`: the stateless API, one worker process per core by default (MDQ_API_WORKERS,
+ * api/workers.ts); run as many as needed behind a load balancer.
+ */
 function main(): void {
   const config = loadConfig();
   const settings = loadApiSettings();
-  const log = createLogger('api', config.logLevel);
+  const root = createLogger('api', config.logLevel);
+  if (settings.workers > 1 && cluster.isPrimary) return superviseWorkers(settings.workers, root);
+  // Each worker's lines say which worker wrote them.
+  const log = cluster.worker ? root.child({ worker: cluster.worker.id }) : root;
   // Fail fast while Redis is away: requests get a 503 problem instead of waiting, and the client
   // reconnects by itself, so the process never needs a restart because of Redis.
   const redis = createRedis(config.redisUrl, log, { failFast: true, autoPipeline: settings.redisAutoPipeline });
   const viewsRedis =
     config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.viewsRedisUrl, log, { failFast: true, autoPipeline: settings.redisAutoPipeline });
   const keyStore = new ApiKeyStore(redis, config.keyPrefix, loadKeySecret(defaultDataDir()));
+  // Known keys are served from memory; revocations arrive on this connection (api-keys.ts).
+  const subscriber = createRedis(config.redisUrl, log);
+  const revocations = keyStore.watchRevocations(subscriber);
   const app = createApp({
     redis,
     viewsRedis,
@@ -29,10 +41,14 @@ function main(): void {
     trustProxy: settings.trustProxy,
     responseCacheBytes: settings.responseCacheBytes,
     metricsRegistry: processRegistry(),
+    // A worker's /metrics shows every worker's, summed by the primary.
+    metricsText: cluster.isWorker ? workerMetrics() : undefined,
   });
   const server = configureServer(app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening')));
   const stop = () => {
     server.close(() => {
+      revocations.stop();
+      subscriber.disconnect();
       redis.disconnect();
       viewsRedis.disconnect();
       process.exit(0);

@@ -1,3 +1,4 @@
+import os from 'os';
 import { numberVar, positiveIntVar } from '../services/config';
 import { DEFAULT_QUOTA, QuotaSettings } from './request/quota';
 import { DEFAULT_RESPONSE_CACHE_MB } from './views/response-cache';
@@ -12,8 +13,10 @@ export interface ApiSettings {
   trustProxy: boolean | number | string;
   /** Auto-pipelining of the Redis client (MDQ_REDIS_AUTOPIPELINE, default on; `0` turns it off). */
   redisAutoPipeline: boolean;
-  /** Response cache size in bytes (MDQ_API_CACHE_MB, default 64; `0` turns it off). */
+  /** Response cache size in bytes (MDQ_API_CACHE_MB, default 64; `0` turns it off), per worker. */
   responseCacheBytes: number;
+  /** API worker processes (MDQ_API_WORKERS, default one per core; `1`: a single process, no primary). */
+  workers: number;
 }
 
 /** TRUST_PROXY: unset/false (direct clients), true, a hop count, or addresses/subnets ('loopback, 10.0.0.0/8'). */
@@ -45,5 +48,6 @@ export function loadApiSettings(env: NodeJS.ProcessEnv = process.env): ApiSettin
     responseCacheBytes:
       numberVar('MDQ_API_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 'a number of MiB, 0 or more', (v) => Number.isFinite(v) && v >= 0 && v <= 1_000_000, env) *
       2 ** 20,
+    workers: positiveIntVar('MDQ_API_WORKERS', os.availableParallelism(), env, 64),
   };
 }

@@ -10,7 +10,7 @@ export const OPS_PATHS = ['/healthz', '/readyz', '/metrics'] as const;
  * Operations endpoints: no key, no quota (probes and scrapers must never be throttled, and
  * /healthz must answer while Redis is away), no market data in any answer.
  */
-export function mountOps(app: Express, readiness: ReadinessCheck, metrics: HttpMetrics): void {
+export function mountOps(app: Express, readiness: ReadinessCheck, metrics: HttpMetrics, metricsText = () => metrics.registry.metrics()): void {
   // Liveness: the process answers HTTP. Deliberately independent of Redis, so an orchestrator
   // does not restart API processes while the data store is down (they recover by themselves).
   app.get('/healthz', (_req, res) => {
@@ -26,7 +26,7 @@ export function mountOps(app: Express, readiness: ReadinessCheck, metrics: HttpM
   });
 
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(metrics.registry.contentType).send(await metricsText());
   });
 
   for (const p of OPS_PATHS) allowOnly(app, p, ['GET', 'HEAD']);

@@ -75,6 +75,32 @@ function sendJson(res: Response, bytes: Buffer): void {
   res.end(bytes);
 }
 
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The response-cache stamp, read while the quota is counted (prefetchStamps). */
+    stamp?: Promise<string | null>;
+  }
+}
+
+/**
+ * Starts reading the response-cache stamp of the endpoint a request is for, as soon as the caller
+ * is known: it needs neither the body nor the quota's verdict, so it travels beside the quota's
+ * Redis command instead of after it, and the platform part of a request costs one round trip of
+ * latency. Put it after identifyCaller and before the quota. A request the quota refuses or the
+ * body check rejects has read a few hashes for nothing.
+ */
+export function prefetchStamps(endpoints: readonly EndpointDef[], makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null) {
+  const stampers = new Map(endpoints.filter((d) => d.cacheStamp).map((d) => [d.path, d.cacheStamp!.bind(d)]));
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    const stamper = cache && req.method === 'POST' && req.apiKey ? stampers.get(req.path) : undefined;
+    if (stamper) {
+      req.stamp = stamper(makeContext(req));
+      req.stamp.catch(() => undefined); // awaited (and reported) by the endpoint, if the request gets there
+    }
+    next();
+  };
+}
+
 export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
   const validate = compileSchema(def.requestSchema);
   const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
@@ -87,7 +113,7 @@ export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (re
       const answer = async () => Buffer.from(serialize(await def.handle(body as Record<string, unknown>, ctx)), 'utf8');
       // The stamp is read before the answer is computed, so a cached answer is never older than
       // the data as it stood when a request using it began.
-      const stamp = cache && def.cacheStamp ? await def.cacheStamp(ctx) : null;
+      const stamp = cache && def.cacheStamp ? await (req.stamp ?? def.cacheStamp(ctx)) : null;
       const key = stamp === null ? null : responseKey(def.path, stamp, body);
       if (cache && key !== null) {
         const { bytes, hit } = await cache.get(key, answer);

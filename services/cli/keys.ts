@@ -96,7 +96,7 @@ async function run(store: ApiKeyStore, argv: string[], out: (s: string) => void)
         return 0;
       }
       await store.revoke(id);
-      out(`revoked ${id} (user ${rec.user}, workspace ${rec.workspace}, ${rec.label}); requests with it now get 401`);
+      out(`revoked ${id} (user ${rec.user}, workspace ${rec.workspace}, ${rec.label}); requests with it get 401 from every API process within a second`);
       return 0;
     }
     default:

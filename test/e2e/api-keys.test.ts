@@ -2,7 +2,7 @@ import crypto from 'crypto';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import { ApiKeyStore, LAST_USED_RESOLUTION_MS } from '../../services/auth/api-keys';
 import { ensureDevKey } from '../../services/auth/dev-key';
 import { createRedis, redisReady } from '../../services/redis/client';
@@ -72,7 +72,7 @@ describe('the keys CLI', () => {
     expect(rec.lastUsedTime).toBeGreaterThanOrEqual(created.createdTime);
   });
 
-  it('verify reads the record on every call: a key seen valid is refused once revoked or once its record is gone', async () => {
+  it('without a watched channel, verify reads the record on every call: a key is refused once revoked or once its record is gone', async () => {
     const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
     const a = await store.create({ workspace: 'acme', user: 'erin', label: 'revoked later' });
     const b = await store.create({ workspace: 'acme', user: 'erin', label: 'deleted later' });
@@ -82,6 +82,67 @@ describe('the keys CLI', () => {
     await redis.del(`${config.keyPrefix}:apikey:${b.record.id}`);
     expect(await store.verify(a.key)).toBeNull();
     expect(await store.verify(b.key)).toBeNull();
+  });
+
+  it('watching the channel, a verified key costs no Redis command; a revocation in another process reaches it within a second', async () => {
+    const other = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET); // e.g. the keys CLI
+    const keysRedis = createRedis(config.redisUrl);
+    const subscriber = createRedis(config.redisUrl);
+    const store = new ApiKeyStore(keysRedis, config.keyPrefix, TEST_KEY_SECRET);
+    const watch = store.watchRevocations(subscriber);
+    try {
+      await watch.live;
+      const a = await other.create({ workspace: 'acme', user: 'fay', label: 'cached' });
+      const b = await other.create({ workspace: 'acme', user: 'fay', label: 'stays' });
+      expect(await store.verify(a.key)).toMatchObject({ id: a.record.id, user: 'fay' });
+      expect(await store.verify(b.key)).toMatchObject({ id: b.record.id });
+      const sent: string[] = [];
+      const spy = jest.spyOn(keysRedis, 'sendCommand').mockImplementation(function (this: Redis, cmd, ...rest) {
+        sent.push(cmd.name);
+        return Redis.prototype.sendCommand.call(this, cmd, ...rest);
+      });
+      try {
+        for (let i = 0; i < 5; i++) expect(await store.verify(a.key)).toMatchObject({ id: a.record.id });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(sent).toEqual([]);
+      const revokedAt = Date.now();
+      await other.revoke(a.record.id);
+      while ((await store.verify(a.key)) !== null) {
+        expect(Date.now() - revokedAt).toBeLessThan(1_000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(await store.verify(b.key)).toMatchObject({ id: b.record.id }); // only the revoked key is dropped
+    } finally {
+      watch.stop();
+      subscriber.disconnect();
+      keysRedis.disconnect();
+    }
+  });
+
+  it('while the channel connection is down nothing is served from memory; the cache starts empty when it is back', async () => {
+    const subscriber = createRedis(config.redisUrl);
+    const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+    const watch = store.watchRevocations(subscriber);
+    try {
+      await watch.live;
+      const a = await store.create({ workspace: 'acme', user: 'gus', label: 'revoked while away' });
+      expect(await store.verify(a.key)).not.toBeNull(); // cached now
+      // The subscription drops (a Redis restart, a network cut): a revocation sent meanwhile is
+      // never heard, so the cached record must not be trusted any more.
+      const closed = new Promise((r) => subscriber.once('close', r));
+      const reconnected = new Promise((r) => subscriber.once('ready', r));
+      subscriber.stream.destroy();
+      await closed;
+      await redis.hset(`${config.keyPrefix}:apikey:${a.record.id}`, 'revoked', '1'); // no announcement
+      expect(await store.verify(a.key)).toBeNull();
+      await reconnected;
+      expect(await store.verify(a.key)).toBeNull();
+    } finally {
+      watch.stop();
+      subscriber.disconnect();
+    }
   });
 
   it('lastUsedTime is kept to the minute: a key used again within a minute is not rewritten, after it is', async () => {
@@ -128,15 +189,18 @@ describe('the keys CLI', () => {
     expect(onlyAcme.out).not.toContain(record.id);
   });
 
-  it('revoke <id> refuses the key from the next request on: 401 with WWW-Authenticate', async () => {
+  it('revoke <id> refuses the key within a second in every API process: 401 with WWW-Authenticate', async () => {
     const created = JSON.parse(
       (await keysCli('create', '--workspace', 'acme', '--user', 'carol', '--label', 'to revoke', '--json')).out.trim().split('\n').pop()!,
     );
     expect((await api.post(PATH, {}, bearer(created.key))).status).toBe(200);
     const revoked = await keysCli('revoke', created.id);
+    const revokedAt = Date.now();
     expect(revoked.code).toBe(0);
     expect(revoked.out).toContain(`revoked ${created.id}`);
-    const res = await api.post(PATH, {}, bearer(created.key));
+    // The API caches keys it verified: the revocation reaches it over a Redis channel, within a second.
+    let res = await api.post(PATH, {}, bearer(created.key));
+    while (res.status === 200 && Date.now() - revokedAt < 1_000) res = await api.post(PATH, {}, bearer(created.key));
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(res.json).toMatchObject({

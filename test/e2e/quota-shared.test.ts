@@ -7,7 +7,8 @@ import { SpawnedApi, spawnApi } from '../support/raw-http';
 
 /**
  * The quota holds across API processes: two `api/main.ts` processes (as `npm run api` starts
- * them, with the default 240 per 60 s) on different ports, against one Redis. Requests spread
+ * them, with the default 240 per 60 s; one of them with two worker processes) on different ports,
+ * against one Redis. Requests spread
  * over both, even all at once, draw on one exact budget: 240 pass in total and every other is
  * refused by either process. The burst rule is off here (MDQ_BURST_LIMIT_PER_SECOND=0) so the
  * 240 need not be paced at 20 a second; quota.test.ts tests it.
@@ -25,7 +26,8 @@ beforeAll(async () => {
   await redisReady(redis);
   ({ key } = await new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET).create({ workspace: 'w', user: 'shared-user', label: 'two processes' }));
   const env = { MDQ_BURST_LIMIT_PER_SECOND: '0' };
-  [a, b] = await Promise.all([spawnApi(config, env), spawnApi(config, env)]);
+  // a runs two worker processes (as npm run api does on two cores), b one: three processes in all.
+  [a, b] = await Promise.all([spawnApi(config, { ...env, MDQ_API_WORKERS: '2' }), spawnApi(config, env)]);
 });
 
 afterAll(async () => {

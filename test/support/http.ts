@@ -42,6 +42,10 @@ async function openApi(config: Config, opts: StartApiOptions): Promise<TestApi> 
   const viewsRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.viewsRedisUrl, undefined, { failFast: true });
   await redisReady(viewsRedis);
   const store = new ApiKeyStore(redis, config.keyPrefix, TEST_KEY_SECRET);
+  // As api/main.ts does: keys verified once are served from memory until revoked.
+  const subscriber = createRedis(config.redisUrl);
+  const revocations = store.watchRevocations(subscriber);
+  await revocations.live;
   const { key } = await store.create({ ...(opts.owner ?? { workspace: 'w1', user: 'u1' }), label: 'test' });
   const app = createApp({
     redis,
@@ -74,6 +78,8 @@ async function openApi(config: Config, opts: StartApiOptions): Promise<TestApi> 
     },
     async close() {
       await new Promise((r) => server.close(r));
+      revocations.stop();
+      subscriber.disconnect();
       redis.disconnect();
       viewsRedis.disconnect();
     },

@@ -55,10 +55,12 @@ export interface SpawnedApi {
 /**
  * A real `api/main.ts` process (what `npm run api` runs) on a free port, against the test stack
  * and the test file's key prefix, with the test key secret. Resolves once it answers /healthz.
+ * One process unless `env` sets MDQ_API_WORKERS: tests of workers ask for them, the others need
+ * not pay for starting a worker per core.
  */
 export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts: { awaitRedis?: boolean } = {}): Promise<SpawnedApi> {
   const port = await freePort();
-  const child = spawnTs('api/main.ts', [], { ...configEnv(config), PORT: String(port), API_KEY_SECRET: TEST_KEY_SECRET, ...env });
+  const child = spawnTs('api/main.ts', [], { ...configEnv(config), PORT: String(port), API_KEY_SECRET: TEST_KEY_SECRET, MDQ_API_WORKERS: '1', ...env });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));

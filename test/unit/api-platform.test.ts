@@ -1,3 +1,4 @@
+import os from 'os';
 import { Registry } from 'prom-client';
 import { Problem, invalid, methodNotAllowed, unauthorized } from '../../api/request/problem';
 import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTypeUri } from '../../api/request/problem-types';
@@ -60,7 +61,14 @@ describe('API settings from the environment', () => {
       trustProxy: false,
       redisAutoPipeline: true,
       responseCacheBytes: 64 * 2 ** 20,
+      workers: os.availableParallelism(),
     });
+  });
+
+  it('MDQ_API_WORKERS: one worker process per core by default; 1 to 64 accepted, anything else refused', () => {
+    expect(loadApiSettings({ MDQ_API_WORKERS: '1' }).workers).toBe(1);
+    expect(loadApiSettings({ MDQ_API_WORKERS: '8' }).workers).toBe(8);
+    for (const v of ['0', '65', '1.5', 'all']) expect(() => loadApiSettings({ MDQ_API_WORKERS: v })).toThrow(/MDQ_API_WORKERS must be an integer from 1 to 64/);
   });
 
   it('MDQ_API_CACHE_MB sizes the response cache; 0 turns it off; anything but a number of MiB is refused', () => {
