@@ -177,6 +177,9 @@ const timeArb = fc.oneof(
       return { timeRange: { startTime: new Date(start).toISOString(), endTime: new Date(start + r.len * 60_000).toISOString() } };
     }),
   fc.constant({ timeRange: { startTime: new Date(D1_OPEN + 3_600_000).toISOString(), endTime: new Date(D2_OPEN + 3_600_000).toISOString() } }),
+  // Windows that hold a whole session (read from its session cells) beside one they cut (minutes).
+  fc.constant({ timeRange: { startTime: new Date(nyLocalToEpochMs(D1, 0, 0)).toISOString(), endTime: new Date(D2_OPEN + 3_600_000).toISOString() } }),
+  fc.constant({ timeRange: { startTime: new Date(nyLocalToEpochMs(D1, 0, 0)).toISOString(), endTime: new Date(nyLocalToEpochMs(D2, 23, 0)).toISOString() } }),
 );
 
 const range = (xs: number[]) =>
@@ -282,6 +285,30 @@ describe('answers equal brute force over the same prints (random filters, window
       }),
       { numRuns: RUNS, endOnFailure: true },
     );
+  });
+
+  it('windows holding whole sessions beside one they cut: session cells and minutes together give the brute-force answer', async () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const windows = [
+      { startTime: iso(nyLocalToEpochMs(D1, 0, 0)), endTime: iso(D2_OPEN + 3_600_000) }, // D1 whole, D2 cut
+      { startTime: iso(D1_OPEN + 3_600_000), endTime: iso(nyLocalToEpochMs(D2, 23, 0)) }, // D1 cut, D2 whole
+      { startTime: iso(nyLocalToEpochMs(D1, 0, 0)), endTime: iso(nyLocalToEpochMs(D2, 23, 0)) }, // both whole
+    ];
+    for (const timeRange of windows) {
+      for (const filter of [{}, { tickers: ['AAPL'] }, { tickers: ['AAPL'], strikePriceRange: { min: STRIKES[20] } }]) {
+        for (const aggregationPeriod of ['1d', '1h']) {
+          const body = { timeRange, filter, aggregationPeriod };
+          expectSame(await ok(NF, { ...body, dataMode: 'NET_PREMIUM' }), oracle.netFlow(rows, { ...body, dataMode: 'NET_PREMIUM' }), body);
+          expectSame(await ok(ND, body), oracle.netDrift(rows, body), body);
+        }
+        expectSame(
+          await ok(CTSS, { timeRange, filter, dataMode: 'VOLUME' }),
+          oracle.contractTradeSideStatistics(rows, { timeRange, filter, dataMode: 'VOLUME' }),
+          {},
+        );
+        expectSame(await ok(MS, { timeRange, filter }), oracle.marketShare(rows, { timeRange, filter }), {});
+      }
+    }
   });
 
   it('net-drift', async () => {

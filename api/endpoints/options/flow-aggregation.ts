@@ -8,7 +8,7 @@ import { parseTimeSelection, selectionSpanMs, selectorSchemas, sessionsCovered, 
 import { fragments, type JsonSchema } from '../../request/validate';
 import { viewSegments, viewStamp } from '../../tables/view-state';
 import { readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
-import { bucketStart, rollUp } from '../../request/aggregation/buckets';
+import { bucketStarts, rollUp, sessionBucketStart } from '../../request/aggregation/buckets';
 import { directionOf } from '../../../services/domain/order-flow';
 import { CONTRACT_FIELDS, CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
 import { filterSchema, hintsOf } from './order-flow-tape';
@@ -186,14 +186,20 @@ const emptyLeg = (): LegSums => ({ boughtCents: 0, soldCents: 0, midCents: 0, bo
  * that ticker (any contract: option filters do not move the underlying).
  */
 export async function netBuckets(req: FlowRequest, ctx: EndpointContext & { onPath?: (p: FlowPath) => void }): Promise<[number, NetBucket][]> {
+  const period = req.period!;
+  // Day and week buckets are sums of sessions: the session cells answer them (a few hundred per
+  // ticker and session instead of one per minute and combination), minutes only where the window
+  // cuts a session.
+  const minutes = period.unit === 'clock';
   const [cells, lasts] = await Promise.all([
-    readFlowCells(ctx.redis, ctx.keyPrefix, req.query, true, ctx.onPath),
+    readFlowCells(ctx.redis, ctx.keyPrefix, req.query, minutes, ctx.onPath),
     req.singleTicker === null ? Promise.resolve(null) : readLastPrices(ctx.redis, ctx.keyPrefix, req.query, req.singleTicker),
   ]);
-  const period = req.period!;
+  const sessionStarts = new Map<string, number>();
+  const sessionStart = (d: string) => sessionStarts.get(d) ?? sessionStarts.set(d, sessionBucketStart(period, d)).get(d)!;
   const buckets = rollUp(
     period,
-    cells.map((c) => [c.minute!, c] as const),
+    cells.map((c) => [c.minute ?? sessionStart(c.sessionDate!), c] as const),
     (): NetBucket => ({ CALL: emptyLeg(), PUT: emptyLeg() }),
     (b, c) => {
       const leg = b[c.contractType];
@@ -212,8 +218,9 @@ export async function netBuckets(req: FlowRequest, ctx: EndpointContext & { onPa
   );
   if (lasts) {
     const lastOf = new Map<number, LastPrice>();
+    const startOf = bucketStarts(period);
     for (const [ms, l] of lasts) {
-      const b = bucketStart(period, ms);
+      const b = startOf(ms);
       lastOf.set(b, laterOf(lastOf.get(b) ?? null, l));
     }
     for (const [start, b] of buckets) {

@@ -31,6 +31,22 @@ function nyMidnight(day: number): number {
   return nyLocalToEpochMs(fromDayNumber(day), 0, 0);
 }
 
+/**
+ * bucketStart for many instants: day and week starts need the New York calendar, but every
+ * instant of one UTC hour has the same one (offsets change on the hour), so it is worked out once
+ * per hour, not per value.
+ */
+export function bucketStarts(period: Period): (ms: number) => number {
+  if (period.unit === 'clock') return (ms) => bucketStart(period, ms);
+  const byHour = new Map<number, number>();
+  return (ms) => {
+    const hour = Math.floor(ms / 3_600_000);
+    let b = byHour.get(hour);
+    if (b === undefined) byHour.set(hour, (b = bucketStart(period, ms)));
+    return b;
+  };
+}
+
 /** A bucket's key in a response: its start as an epoch-ms string. */
 export function bucketKey(startMs: number): string {
   return String(startMs);
@@ -47,8 +63,9 @@ export function rollUp<V, A>(
   into: (acc: A, v: V, ms: number) => void,
 ): [number, A][] {
   const out = new Map<number, A>();
+  const startOf = bucketStarts(period);
   for (const [ms, v] of source) {
-    const b = bucketStart(period, ms);
+    const b = startOf(ms);
     let acc = out.get(b);
     if (acc === undefined) out.set(b, (acc = init()));
     into(acc, v, ms);

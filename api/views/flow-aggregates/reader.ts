@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { fromDayNumber, nyLocalToEpochMs, toDayNumber } from '../../../services/domain/calendar';
 import { partitionOf } from '../../../services/kafka/partition';
 import {
   FLOW_AGGREGATES_VIEW,
@@ -64,6 +65,11 @@ export function cubeWindow(w: TimeWindow | null): boolean {
 
 const inWindow = (w: TimeWindow | null, ms: number) => w === null || (ms >= w.startMs && ms < w.endMs);
 
+/** Whether a window holds the whole New York day of session d: then every print of the session is in it. */
+function holdsSession(w: TimeWindow, d: string): boolean {
+  return w.startMs <= nyLocalToEpochMs(d, 0, 0) && nyLocalToEpochMs(fromDayNumber(toDayNumber(d) + 1), 0, 0) <= w.endMs;
+}
+
 /** Which path a query takes. */
 export function flowPath(q: Pick<FlowQuery, 'cubeOnly' | 'window'>): FlowPath {
   return q.cubeOnly && cubeWindow(q.window) ? 'cube' : 'scan';
@@ -98,8 +104,10 @@ async function tickerTargets(redis: Redis, prefix: string, version: number, q: F
 }
 
 /**
- * The cells matching a query. `minutes`: 1-minute cells (bucketed answers) rather than
- * whole-session ones; a window always reads minutes.
+ * The cells matching a query. `minutes`: 1-minute cells (clock-bucketed answers) for every
+ * session; else whole-session cells (which then carry their sessionDate), except for a session
+ * the window cuts, whose minutes within it are read. The scan gives one cell per print, with its
+ * minute.
  */
 export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, minutes: boolean, onPath?: (p: FlowPath) => void): Promise<FlowCell[]> {
   const path = flowPath(q);
@@ -110,7 +118,8 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
     return out;
   }
   if (q.cubeVersion === null) return out;
-  const byMinute = minutes || q.window !== null;
+  // A session the window holds whole is answered by its session cells; one it cuts, by minutes.
+  const minuteSessions = new Set(minutes ? q.sessions : q.sessions.filter((d) => q.window !== null && !holdsSession(q.window, d)));
   // Whole-market answers that need no ticker read each partition's underlyings summed together.
   const market = !q.contractLevel && !q.byTicker && !q.tickers;
   const version = q.cubeVersion;
@@ -119,17 +128,20 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
     : await tickerTargets(redis, prefix, version, q);
   const pipe = redis.pipeline();
   for (const [k, d, t] of targets) {
+    const byMinute = minuteSessions.has(d);
     if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
     else if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
     else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
   }
   const res = (await pipe.exec())!;
-  targets.forEach(([, , t], i) => {
+  targets.forEach(([, d, t], i) => {
     const [err, hash] = res[i] as [Error | null, Record<string, string>];
     if (err) throw err;
+    const byMinute = minuteSessions.has(d);
     for (const field in hash) {
       const c = parseCell(t, field, hash[field], byMinute);
       if (c.minute !== null && !inWindow(q.window, c.minute)) continue;
+      if (!byMinute) c.sessionDate = d;
       if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
     }
   });

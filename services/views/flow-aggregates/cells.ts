@@ -41,6 +41,8 @@ export interface CellDims {
 export interface FlowCell extends CellDims {
   /** Start of the cell's minute (epoch-ms), or null for a whole-session cell. */
   minute: number | null;
+  /** A whole-session cell's session date, once read (reader.ts); absent on minute cells. */
+  sessionDate?: string;
   premiumCents: number;
   tradeCount: number;
   volume: number;
