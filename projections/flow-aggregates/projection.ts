@@ -25,8 +25,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
- * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at both levels
- * (contract and coarse, and coarse over the partition's underlyings together), its minute's last
+ * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
+ * (contract and coarse, and coarse and net over the partition's underlyings together), its minute's last
  * underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
@@ -55,7 +55,8 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
-  format: 1,
+  // 2: the market's net cells (ns, nm) were added; a view of layout 1 is rebuilt.
+  format: 2,
   topics: [PRINTS],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
@@ -76,6 +77,8 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.coarseMinuteCells(d, p.ticker), cellField(p, true, 'coarse'), add, addTriples);
       sums.merge(k.marketSessionCells(d), cellField(p, false, 'coarse'), add, addTriples);
       sums.merge(k.marketMinuteCells(d), cellField(p, true, 'coarse'), add, addTriples);
+      sums.merge(k.marketNetSessionCells(d), cellField(p, false, 'net'), add, addTriples);
+      sums.merge(k.marketNetMinuteCells(d), cellField(p, true, 'net'), add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);
       lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);

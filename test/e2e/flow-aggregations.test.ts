@@ -394,6 +394,7 @@ describe('the cube and the scan of the prints view agree', () => {
           cubeOnly: true,
           contractLevel,
           byTicker,
+          netLevel: false,
           hints: tickers ? { tickers: [...tickers] } : {},
         };
         const paths: string[] = [];
@@ -402,6 +403,24 @@ describe('the cube and the scan of the prints view agree', () => {
         expect(paths).toEqual(['cube', 'scan']);
         expect(cube.length).toBeLessThan(scan.length);
         expect(sum(cube, byTicker)).toEqual(sum(scan, byTicker));
+        if (!tickers && !contractLevel && !byTicker) {
+          // The market's net cells: per minute and per session, type and side only, the same sums.
+          const bySide = (cells: FlowCell[], minutes: boolean) => {
+            const m = new Map<string, number[]>();
+            for (const c of cells) {
+              const k = `${minutes ? c.minute : ''}|${c.contractType}|${c.tradeSideCode}`;
+              const s = m.get(k) ?? [0, 0, 0];
+              m.set(k, [s[0] + c.premiumCents, s[1] + c.tradeCount, s[2] + c.volume]);
+            }
+            return m;
+          };
+          for (const minutes of [true, false]) {
+            const net = await readFlowCells(redis, config.keyPrefix, { ...q, netLevel: true }, minutes);
+            const coarse = await readFlowCells(redis, config.keyPrefix, q, minutes);
+            expect(net.length).toBeLessThan(coarse.length);
+            expect(bySide(net, minutes)).toEqual(bySide(scan, minutes));
+          }
+        }
       }
     }
   });

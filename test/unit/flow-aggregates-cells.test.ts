@@ -5,6 +5,7 @@ import {
   addSums,
   barOfPrint,
   cellField,
+  NET_FIELDS,
   cellOfPrint,
   contractId,
   decodeBar,
@@ -90,6 +91,25 @@ describe('flow-aggregates cells', () => {
         for (const f of CUBE_FIELDS)
           if (!CONTRACT_FIELDS.has(f)) expect(UNCONSOLIDATED_FIELDS.lookup(f)!.get(c as never)).toEqual(UNCONSOLIDATED_FIELDS.lookup(f)!.get(want as never));
         expect(c.minute).toBe(want.minute);
+      }),
+    );
+  });
+
+  it('a net cell keeps only the contract type and side (and sentiment, which follows from them)', () => {
+    fc.assert(
+      fc.property(printArb, printArb, (p, other) => {
+        const field = cellField(p, true, 'net');
+        const same = { ...other, contractType: p.contractType, tradeSideCode: p.tradeSideCode, tradeTime: p.tradeTime };
+        expect(field).toBe(cellField(same, true, 'net'));
+        const c = parseCell(p.ticker, field, '1,1,1', true);
+        const want = cellOfPrint(p, true);
+        for (const f of NET_FIELDS) expect(UNCONSOLIDATED_FIELDS.lookup(f)!.get(c as never)).toEqual(UNCONSOLIDATED_FIELDS.lookup(f)!.get(want as never));
+        expect(c.minute).toBe(want.minute);
+        expect(parseCell(p.ticker, cellField(p, false, 'net'), '1,1,1', false)).toMatchObject({
+          minute: null,
+          contractType: p.contractType,
+          tradeSideCode: p.tradeSideCode,
+        });
       }),
     );
   });

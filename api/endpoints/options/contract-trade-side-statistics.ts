@@ -41,6 +41,7 @@ export const contractTradeSideStatistics = flowEndpoint({
   filterExtras: { osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol.' } },
   expression: true,
   bucketed: false,
+  foldsByTypeAndSide: true,
   required: ['dataMode'],
   extras: { dataMode: { enum: Object.keys(MODES), description: 'PREMIUM (dollars), TRADE_COUNT (prints) or VOLUME (contracts).' } },
   dataSchema: { type: 'object', additionalProperties: false, properties: { CALL: SIDE_MAP, PUT: SIDE_MAP } },

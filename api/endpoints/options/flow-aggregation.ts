@@ -10,7 +10,7 @@ import { viewSegments, viewStamp } from '../../tables/view-state';
 import { readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
 import { bucketStarts, rollUp, sessionBucketStart } from '../../request/aggregation/buckets';
 import { directionOf } from '../../../services/domain/order-flow';
-import { CONTRACT_FIELDS, CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
+import { CONTRACT_FIELDS, CUBE_FIELDS, FLOW_AGGREGATES_VIEW, NET_FIELDS, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
 import { filterSchema, hintsOf } from './order-flow-tape';
 
 /**
@@ -56,6 +56,8 @@ export interface FlowEndpointSpec {
   examples: Record<string, EndpointExample>;
   /** Whether the answer is per ticker (each cell must name its underlying). */
   perTicker?: boolean;
+  /** Whether the answer reads nothing of a cell but its contract type, side and sums (net cells can serve it). */
+  foldsByTypeAndSide?: boolean;
   /** Overrides the generic filter parsing (option-price-over-time's contract identifier). */
   parseFilter?(raw: unknown): ParsedFilter<Row>;
   answer(req: FlowRequest, ctx: EndpointContext & { onPath?: (p: FlowPath) => void }): Promise<unknown>;
@@ -147,6 +149,7 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         cubeOnly,
         contractLevel,
         byTicker: spec.perTicker === true || read.includes('TICKER'),
+        netLevel: spec.foldsByTypeAndSide === true && read.every((f) => NET_FIELDS.has(f)),
         hints: hintsOf(filter),
       };
       const singleTicker = tickers && tickers.length === 1 ? tickers[0] : null;

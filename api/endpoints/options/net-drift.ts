@@ -23,6 +23,7 @@ export const netDrift = flowEndpoint({
   filters: OPTION_TRADE_FILTERS.filter((f) => KEYS.includes(f.key)),
   expression: true,
   bucketed: true,
+  foldsByTypeAndSide: true,
   dataSchema: {
     type: 'object',
     description: 'Bucket start (epoch-ms string) -> values.',

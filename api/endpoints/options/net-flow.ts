@@ -20,6 +20,7 @@ export const netFlow = flowEndpoint({
   filters: OPTION_TRADE_FILTERS.filter((f) => KEYS.includes(f.key)),
   expression: true,
   bucketed: true,
+  foldsByTypeAndSide: true,
   required: ['dataMode'],
   extras: { dataMode: { enum: [...MODES], description: 'NET_PREMIUM (cents) or NET_VOLUME (contracts).' } },
   dataSchema: {

@@ -48,6 +48,8 @@ export interface FlowQuery {
   contractLevel: boolean;
   /** Whether each cell must name its underlying (the answer is per ticker, or the predicate reads TICKER). */
   byTicker: boolean;
+  /** Whether the answer folds and the predicate filters by contract type and side only (NET_FIELDS): net cells serve it. */
+  netLevel: boolean;
   /** Narrowing hints for a scan (api/views/order-flow/planner.ts). */
   hints: OrderFlowHints;
 }
@@ -120,7 +122,8 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   if (q.cubeVersion === null) return out;
   // A session the window holds whole is answered by its session cells; one it cuts, by minutes.
   const minuteSessions = new Set(minutes ? q.sessions : q.sessions.filter((d) => q.window !== null && !holdsSession(q.window, d)));
-  // Whole-market answers that need no ticker read each partition's underlyings summed together.
+  // Whole-market answers that need no ticker read each partition's underlyings summed together:
+  // its net cells when type and side are all the answer needs, else its coarse cells.
   const market = !q.contractLevel && !q.byTicker && !q.tickers;
   const version = q.cubeVersion;
   const targets = market
@@ -129,7 +132,8 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   const pipe = redis.pipeline();
   for (const [k, d, t] of targets) {
     const byMinute = minuteSessions.has(d);
-    if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
+    if (market && q.netLevel) pipe.hgetall(byMinute ? k.marketNetMinuteCells(d) : k.marketNetSessionCells(d));
+    else if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
     else if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
     else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
   }

@@ -81,9 +81,16 @@ export const CUBE_FIELDS: ReadonlySet<string> = new Set([
 /** The row fields only contract-level cells carry. */
 export const CONTRACT_FIELDS: ReadonlySet<string> = new Set(['EXPIRATION_DATE', 'STRIKE_PRICE']);
 
-export type CellLevel = 'contract' | 'coarse';
+/**
+ * The row fields net cells carry: contract type and side (sentiment follows from them). An answer
+ * that folds by nothing else and filters on nothing else reads the market's net cells.
+ */
+export const NET_FIELDS: ReadonlySet<string> = new Set(['CONTRACT_TYPE', 'TRADE_SIDE_CODE', 'SENTIMENT_TYPE']);
 
-/** What a coarse cell holds for the dimensions it drops (never read: a request reading them uses contract cells). */
+/** contract: every dimension; coarse: no expiration or strike; net: contract type and side only. */
+export type CellLevel = 'contract' | 'coarse' | 'net';
+
+/** What a coarse or net cell holds for the dimensions it drops (never read: a request reading them uses finer cells). */
 const DROPPED = '*';
 
 export const MINUTE_MS = 60_000;
@@ -108,17 +115,20 @@ export function sentimentOfCell(contractType: 'CALL' | 'PUT', side: TradeSide): 
  */
 export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 'contract'): string {
   const coarse = level === 'coarse';
-  const dims = [
-    p.contractType === 'CALL' ? 'C' : 'P',
-    SIDE_CODE[p.tradeSideCode],
-    coarse ? DROPPED : p.expirationDate,
-    coarse ? DROPPED : String(p.strikePrice),
-    p.moneyness.moneyType,
-    p.exchange,
-    p.sector,
-    p.industry,
-    `${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`,
-  ].join('|');
+  const dims =
+    level === 'net'
+      ? `${p.contractType === 'CALL' ? 'C' : 'P'}|${SIDE_CODE[p.tradeSideCode]}`
+      : [
+          p.contractType === 'CALL' ? 'C' : 'P',
+          SIDE_CODE[p.tradeSideCode],
+          coarse ? DROPPED : p.expirationDate,
+          coarse ? DROPPED : String(p.strikePrice),
+          p.moneyness.moneyType,
+          p.exchange,
+          p.sector,
+          p.industry,
+          `${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`,
+        ].join('|');
   return withMinute ? `${p.tradeTime >= 0 ? Math.floor(p.tradeTime / MINUTE_MS) : 0}|${dims}` : dims;
 }
 
@@ -126,7 +136,8 @@ export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 
 export function parseCell(ticker: string, field: string, value: string, withMinute: boolean): FlowCell {
   const parts = field.split('|');
   const minute = withMinute ? Number(parts.shift()) * MINUTE_MS : null;
-  const [ct, side, exp, strike, money, exchange, sector, industry, flags] = parts;
+  // A net cell's field ends after the side: every other dimension is dropped.
+  const [ct, side, exp = DROPPED, strike = DROPPED, money = DROPPED, exchange = DROPPED, sector = DROPPED, industry = DROPPED, flags = DROPPED] = parts;
   const [p, n, v] = value.split(',').map(Number);
   const contractType = ct === 'C' ? 'CALL' : 'PUT';
   const tradeSideCode = SIDE_OF[side];

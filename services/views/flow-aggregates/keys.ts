@@ -13,6 +13,8 @@ import type { PartitionKeys } from '../keys';
  *   <D>:km:<TICKER>    hash  coarse 1-minute cells
  *   <D>:ms, <D>:mm     hash  coarse whole-session and 1-minute cells of every underlying of the
  *                            partition together (whole-market answers that need no ticker)
+ *   <D>:ns, <D>:nm     hash  net whole-session and 1-minute cells of the partition: contract type and
+ *                            side only (whole-market answers that fold and filter by nothing else)
  *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
@@ -47,6 +49,12 @@ export class FlowAggregateKeys {
   }
   marketMinuteCells(d: string): string {
     return this.p.key(d, 'mm');
+  }
+  marketNetSessionCells(d: string): string {
+    return this.p.key(d, 'ns');
+  }
+  marketNetMinuteCells(d: string): string {
+    return this.p.key(d, 'nm');
   }
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
