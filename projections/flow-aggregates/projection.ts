@@ -7,7 +7,7 @@ import {
   FlowAggregateKeys,
   addSums,
   barOfPrint,
-  cellField,
+  cellFields,
   contractId,
   decodeBar,
   decodeLast,
@@ -71,14 +71,15 @@ export const flowAggregatesProjection: Projection = {
       const p = ev.value as unknown as EnrichedPrintEvent;
       const d = p.sessionDate;
       const add: Sums = [premiumCents(p.premium), 1, p.size];
-      sums.merge(k.sessionCells(d, p.ticker), cellField(p, false), add, addTriples);
-      sums.merge(k.minuteCells(d, p.ticker), cellField(p, true), add, addTriples);
-      sums.merge(k.coarseSessionCells(d, p.ticker), cellField(p, false, 'coarse'), add, addTriples);
-      sums.merge(k.coarseMinuteCells(d, p.ticker), cellField(p, true, 'coarse'), add, addTriples);
-      sums.merge(k.marketSessionCells(d), cellField(p, false, 'coarse'), add, addTriples);
-      sums.merge(k.marketMinuteCells(d), cellField(p, true, 'coarse'), add, addTriples);
-      sums.merge(k.marketNetSessionCells(d), cellField(p, false, 'net'), add, addTriples);
-      sums.merge(k.marketNetMinuteCells(d), cellField(p, true, 'net'), add, addTriples);
+      const f = cellFields(p);
+      sums.merge(k.sessionCells(d, p.ticker), f.contract, add, addTriples);
+      sums.merge(k.minuteCells(d, p.ticker), `${f.minute}|${f.contract}`, add, addTriples);
+      sums.merge(k.coarseSessionCells(d, p.ticker), f.coarse, add, addTriples);
+      sums.merge(k.coarseMinuteCells(d, p.ticker), `${f.minute}|${f.coarse}`, add, addTriples);
+      sums.merge(k.marketSessionCells(d), f.coarse, add, addTriples);
+      sums.merge(k.marketMinuteCells(d), `${f.minute}|${f.coarse}`, add, addTriples);
+      sums.merge(k.marketNetSessionCells(d), f.net, add, addTriples);
+      sums.merge(k.marketNetMinuteCells(d), `${f.minute}|${f.net}`, add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);
       lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);

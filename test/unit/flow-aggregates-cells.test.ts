@@ -5,6 +5,7 @@ import {
   addSums,
   barOfPrint,
   cellField,
+  cellFields,
   NET_FIELDS,
   cellOfPrint,
   contractId,
@@ -110,6 +111,18 @@ describe('flow-aggregates cells', () => {
           contractType: p.contractType,
           tradeSideCode: p.tradeSideCode,
         });
+      }),
+    );
+  });
+
+  it('cellFields builds the same fields as cellField at every level', () => {
+    fc.assert(
+      fc.property(printArb, (p) => {
+        const f = cellFields(p);
+        for (const level of ['contract', 'coarse', 'net'] as const) {
+          expect(f[level]).toBe(cellField(p, false, level));
+          expect(`${f.minute}|${f[level]}`).toBe(cellField(p, true, level));
+        }
       }),
     );
   });

@@ -132,6 +132,22 @@ export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 
   return withMinute ? `${p.tradeTime >= 0 ? Math.floor(p.tradeTime / MINUTE_MS) : 0}|${dims}` : dims;
 }
 
+/**
+ * cellField at every level, with and without the minute, built once: the projection files each
+ * print under six of them, and joining the dimensions six times was a large part of its CPU.
+ * Equal to cellField's strings (unit-tested).
+ */
+export function cellFields(p: CubePrint): { minute: string; contract: string; coarse: string; net: string } {
+  const net = `${p.contractType === 'CALL' ? 'C' : 'P'}|${SIDE_CODE[p.tradeSideCode]}`;
+  const rest = `${p.moneyness.moneyType}|${p.exchange}|${p.sector}|${p.industry}|${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`;
+  return {
+    minute: String(p.tradeTime >= 0 ? Math.floor(p.tradeTime / MINUTE_MS) : 0),
+    contract: `${net}|${p.expirationDate}|${p.strikePrice}|${rest}`,
+    coarse: `${net}|${DROPPED}|${DROPPED}|${rest}`,
+    net,
+  };
+}
+
 /** A stored cell (field and value) of underlying `ticker` back as a FlowCell. */
 export function parseCell(ticker: string, field: string, value: string, withMinute: boolean): FlowCell {
   const parts = field.split('|');
