@@ -57,7 +57,13 @@ async function main(): Promise<void> {
   const pool = await openPostgres(4);
   const url = `redis://127.0.0.1:${redis.options.port}`;
   try {
-    const d = await loadFlowData(redis, pool, { table: T, date: values.date!, every: Number(values.every), sessions: Number(values.sessions), ticker: values.ticker });
+    const d = await loadFlowData(redis, pool, {
+      table: T,
+      date: values.date!,
+      every: Number(values.every),
+      sessions: Number(values.sessions),
+      ticker: values.ticker,
+    });
     const api = await startApi(
       {
         ...loadConfig({ ...process.env, KAFKA_BROKERS: 'unused:9092', SCHEMA_REGISTRY_URL: 'http://unused', REDIS_URL: url }),

@@ -226,3 +226,26 @@ export async function aloneMs(fn: () => Promise<unknown>): Promise<number> {
   }
   return Math.round(ms.sort((a, b) => a - b)[1] * 100) / 100;
 }
+
+/**
+ * Whether a table endpoint's page equals PostgreSQL's rows fetched with one row more than the
+ * page (LIMIT size + 1): the same ids in the same order, and a next cursor exactly when there is
+ * a further row.
+ */
+export function samePage(
+  api: { data: { id: unknown }[]; nextSearchAfter?: unknown },
+  rows: Record<string, unknown>[],
+  id: (row: any) => unknown = (r) => r.id,
+): boolean {
+  const page = api.data;
+  return (
+    page.length > 0 &&
+    rows.length >= page.length &&
+    page.every((r, i) => String(r.id) === String(id(rows[i]))) &&
+    (api.nextSearchAfter !== undefined && api.nextSearchAfter !== null) === rows.length > page.length
+  );
+}
+
+/** Numbers equal to a relative 1e-9 (both sides compute in float8, sometimes in another order). */
+export const near = (a: unknown, b: unknown) =>
+  typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));

@@ -30,7 +30,6 @@ import { loadVolatilityPostgres, volatilityQueries } from './cases/volatility';
 import { projectDevHistory } from './volatility-history';
 import { defaultDriver, measureSideBySide, sameAnswer, startBenchApi, type Driver } from './side-by-side';
 
-
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : dflt);
 const SECONDS = Number(flag('seconds', '10'));

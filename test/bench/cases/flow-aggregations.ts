@@ -194,7 +194,8 @@ const NET = (v: string) => `CASE WHEN ${SIDES_BOUGHT} THEN ${v} WHEN ${SIDES_SOL
 const LAST_STOCK_PRICE = '(array_agg(stock_price ORDER BY trade_time DESC, row_key DESC))[1]';
 const MINUTE_BUCKET = '(trade_time / 60000) * 60000';
 
-const ctssSql = (t: string, where: string) => `SELECT contract_type, trade_side, sum(premium_cents) AS cents FROM ${t} WHERE ${where} GROUP BY 1, 2 ORDER BY 1, 2`;
+const ctssSql = (t: string, where: string) =>
+  `SELECT contract_type, trade_side, sum(premium_cents) AS cents FROM ${t} WHERE ${where} GROUP BY 1, 2 ORDER BY 1, 2`;
 function ctssData(rows: Row[]): Row {
   const data: Row = {};
   for (const r of rows) (data[r.contract_type] ??= {})[r.trade_side] = { premium: num(r.cents) / 100 };
@@ -220,7 +221,10 @@ function marketShareData(rows: Row[]): Row {
   return data;
 }
 
-const gainersLosersSql = (t: string, where: string) => `SELECT ticker, bull, bear, cents, n, v, CASE WHEN bull = 0 THEN 0 ELSE bear::float8 / bull END AS ratio FROM (
+const gainersLosersSql = (
+  t: string,
+  where: string,
+) => `SELECT ticker, bull, bear, cents, n, v, CASE WHEN bull = 0 THEN 0 ELSE bear::float8 / bull END AS ratio FROM (
     SELECT ticker, coalesce(sum(premium_cents) FILTER (WHERE sentiment = 'BULLISH'), 0) AS bull,
       coalesce(sum(premium_cents) FILTER (WHERE sentiment = 'BEARISH'), 0) AS bear, sum(premium_cents) AS cents, count(*) AS n, sum(size) AS v
     FROM ${t} WHERE ${where} GROUP BY ticker) g ORDER BY ticker`;
@@ -305,7 +309,6 @@ export function firstDifference(a: unknown, b: unknown, at = 'data'): string | n
   return a === b ? null : `${at}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`;
 }
 
-
 export type FlowKind = 'cube' | 'scan' | 'reference';
 export interface FlowCase {
   name: string;
@@ -336,27 +339,54 @@ export function flowCases(d: FlowData): FlowCase[] {
   return [
     {
       name: `contract-trade-side-statistics, ${d.ticker}`,
-      kind: 'cube', role: 'typical',
+      kind: 'cube',
+      role: 'typical',
       path: 'contract-trade-side-statistics',
       body: { ...body, dataMode: 'PREMIUM' },
       sql: ctssSql(t, one),
       data: ctssData,
     },
     { name: `market-share, ${d.ticker}`, kind: 'cube', role: 'typical', path: 'market-share', body, sql: marketShareSql(t, one), data: marketShareData },
-    { name: `gainers-losers, ${d.ticker}`, kind: 'cube', role: 'typical', path: 'gainers-losers', body, sql: gainersLosersSql(t, one), data: gainersLosersData },
+    {
+      name: `gainers-losers, ${d.ticker}`,
+      kind: 'cube',
+      role: 'typical',
+      path: 'gainers-losers',
+      body,
+      sql: gainersLosersSql(t, one),
+      data: gainersLosersData,
+    },
     {
       name: `option-price-over-time, busiest ${d.ticker} contract, 1m`,
-      kind: 'cube', role: 'typical',
+      kind: 'cube',
+      role: 'typical',
       path: 'option-price-over-time',
       body: { sessionDate: DATE, aggregationPeriod: '1m', filter: { osi: d.osi } },
       sql: priceOverTimeSql(t, `osi = '${d.osi}' AND ${s}`),
       data: priceOverTimeData,
     },
-    { name: 'gainers-losers, whole market (empty body)', kind: 'cube', role: 'heavy', path: 'gainers-losers', body: {}, sql: gainersLosersSql(t, s), data: gainersLosersData },
-    { name: 'market-share, whole market (empty body)', kind: 'cube', role: 'heavy', path: 'market-share', body: {}, sql: marketShareSql(t, s), data: marketShareData },
+    {
+      name: 'gainers-losers, whole market (empty body)',
+      kind: 'cube',
+      role: 'heavy',
+      path: 'gainers-losers',
+      body: {},
+      sql: gainersLosersSql(t, s),
+      data: gainersLosersData,
+    },
+    {
+      name: 'market-share, whole market (empty body)',
+      kind: 'cube',
+      role: 'heavy',
+      path: 'market-share',
+      body: {},
+      sql: marketShareSql(t, s),
+      data: marketShareData,
+    },
     {
       name: 'contract-trade-side-statistics, whole market (dataMode only)',
-      kind: 'cube', role: 'heavy',
+      kind: 'cube',
+      role: 'heavy',
       path: 'contract-trade-side-statistics',
       body: { dataMode: 'PREMIUM' },
       sql: ctssSql(t, s),
@@ -364,16 +394,26 @@ export function flowCases(d: FlowData): FlowCase[] {
     },
     {
       name: `net-flow, ${d.ticker}, ${n} sessions, 1d`,
-      kind: 'cube', role: 'heavy',
+      kind: 'cube',
+      role: 'heavy',
       path: 'net-flow',
       body: { ...range, dataMode: 'NET_PREMIUM' },
       sql: netFlowSql(t, many, '1d', true),
       data: netFlowData,
     },
-    { name: `net-drift, ${d.ticker}, ${n} sessions, 1d`, kind: 'cube', role: 'heavy', path: 'net-drift', body: range, sql: netDriftSql(t, many, '1d'), data: netDriftData },
+    {
+      name: `net-drift, ${d.ticker}, ${n} sessions, 1d`,
+      kind: 'cube',
+      role: 'heavy',
+      path: 'net-drift',
+      body: range,
+      sql: netDriftSql(t, many, '1d'),
+      data: netDriftData,
+    },
     {
       name: `net-flow, ${d.ticker}, 1m`,
-      kind: 'cube', role: 'typical',
+      kind: 'cube',
+      role: 'typical',
       path: 'net-flow',
       body: { ...body, dataMode: 'NET_PREMIUM', aggregationPeriod: '1m' },
       sql: netFlowSql(t, one, '1m', true),
@@ -390,7 +430,8 @@ export function flowCases(d: FlowData): FlowCase[] {
     },
     {
       name: 'net-flow, whole market, 1m',
-      kind: 'cube', role: 'heavy',
+      kind: 'cube',
+      role: 'heavy',
       path: 'net-flow',
       body: { sessionDate: DATE, dataMode: 'NET_PREMIUM', aggregationPeriod: '1m' },
       sql: netFlowSql(t, s, '1m', false),
@@ -398,7 +439,8 @@ export function flowCases(d: FlowData): FlowCase[] {
     },
     {
       name: 'scan: contract-trade-side-statistics, whole market, premium ≥ $500k',
-      kind: 'scan', role: 'heavy',
+      kind: 'scan',
+      role: 'heavy',
       path: 'contract-trade-side-statistics',
       body: { sessionDate: DATE, dataMode: 'PREMIUM', filter: { premiumRange: { min: 500_000 } } },
       sql: ctssSql(t, `${s} AND premium >= 500000`),

@@ -62,54 +62,53 @@ const MAX_PAIN_SQL = `
          (SELECT close FROM bench_px WHERE ticker = $1 AND session_date = $3) AS stock_price
   FROM chain s CROSS JOIN chain c GROUP BY s.k ORDER BY s.k`;
 
-
 /** The questions over `history` (its newest session and the one before). */
 export function openInterestQueries(history: DevHistory): SideBySideQuery[] {
   const [latest, previous] = history.sessions;
-const exp = history.openInterest
-  .filter((e) => e.ticker === 'SPY' && e.sessionDate === latest)
-  .sort((a, b) => (a.expirationDate < b.expirationDate ? -1 : 1))[3].expirationDate;
-const change = '/v1/options/tool/open-interest-change';
-return [
-  {
-    name: 'open-interest-change, first page',
-    role: 'typical',
-    path: change,
-    body: { size: 50 },
-    sql: CHANGE_SQL('', 'c.created_time DESC, c.osi DESC'),
-    params: [latest, previous],
-    same: (a, rows) => JSON.stringify(a.data.map((r: any) => r.currentOpenInterest)) === JSON.stringify(rows.map((r) => Number(r.current))),
-  },
-  {
-    name: 'open-interest-change, SPY calls by change desc',
-    path: change,
-    body: { size: 50, filter: { ticker: 'SPY', contractType: 'CALL' }, sort: { field: 'changeInOpenInterest', direction: 'DESCENDING' } },
-    sql: CHANGE_SQL("AND c.ticker = 'SPY' AND c.contract_type = 'CALL'", 'change DESC, c.osi DESC'),
-    params: [latest, previous],
-    same: (a, rows) => JSON.stringify(a.data.map((r: any) => r.changeInOpenInterest)) === JSON.stringify(rows.map((r) => Number(r.change))),
-  },
-  {
-    name: `open-interest-over-time, SPY, ${history.sessions.length} sessions`,
-    role: 'typical',
-    path: '/v1/options/tool/open-interest-over-time',
-    body: { filter: { ticker: 'SPY' } },
-    sql: `SELECT session_date, sum(open_interest) FILTER (WHERE contract_type = 'CALL') AS calls, sum(open_interest) FILTER (WHERE contract_type = 'PUT') AS puts
+  const exp = history.openInterest
+    .filter((e) => e.ticker === 'SPY' && e.sessionDate === latest)
+    .sort((a, b) => (a.expirationDate < b.expirationDate ? -1 : 1))[3].expirationDate;
+  const change = '/v1/options/tool/open-interest-change';
+  return [
+    {
+      name: 'open-interest-change, first page',
+      role: 'typical',
+      path: change,
+      body: { size: 50 },
+      sql: CHANGE_SQL('', 'c.created_time DESC, c.osi DESC'),
+      params: [latest, previous],
+      same: (a, rows) => JSON.stringify(a.data.map((r: any) => r.currentOpenInterest)) === JSON.stringify(rows.map((r) => Number(r.current))),
+    },
+    {
+      name: 'open-interest-change, SPY calls by change desc',
+      path: change,
+      body: { size: 50, filter: { ticker: 'SPY', contractType: 'CALL' }, sort: { field: 'changeInOpenInterest', direction: 'DESCENDING' } },
+      sql: CHANGE_SQL("AND c.ticker = 'SPY' AND c.contract_type = 'CALL'", 'change DESC, c.osi DESC'),
+      params: [latest, previous],
+      same: (a, rows) => JSON.stringify(a.data.map((r: any) => r.changeInOpenInterest)) === JSON.stringify(rows.map((r) => Number(r.change))),
+    },
+    {
+      name: `open-interest-over-time, SPY, ${history.sessions.length} sessions`,
+      role: 'typical',
+      path: '/v1/options/tool/open-interest-over-time',
+      body: { filter: { ticker: 'SPY' } },
+      sql: `SELECT session_date, sum(open_interest) FILTER (WHERE contract_type = 'CALL') AS calls, sum(open_interest) FILTER (WHERE contract_type = 'PUT') AS puts
           FROM bench_oi WHERE ticker = $1 GROUP BY session_date ORDER BY session_date`,
-    params: ['SPY'],
-    same: (a, rows) =>
-      rows.length === Object.keys(a.data).length &&
-      rows.every((r) => a.data[r.session_date.toISOString().slice(0, 10)]?.callOpenInterest === Number(r.calls)),
-  },
-  {
-    name: `max-pain, SPY ${exp}`,
-    role: 'typical',
-    path: '/v1/options/tool/max-pain',
-    body: { filter: { ticker: 'SPY', expirationDate: exp } },
-    sql: MAX_PAIN_SQL,
-    params: ['SPY', exp, latest],
-    same: (a, rows) =>
-      rows.length === Object.keys(a.data).length &&
-      rows.every((r) => Math.abs(a.data[Number(r.k).toFixed(1)]?.callIntrinsicValue - Number(r.call_value)) < 0.01),
-  },
-];
+      params: ['SPY'],
+      same: (a, rows) =>
+        rows.length === Object.keys(a.data).length &&
+        rows.every((r) => a.data[r.session_date.toISOString().slice(0, 10)]?.callOpenInterest === Number(r.calls)),
+    },
+    {
+      name: `max-pain, SPY ${exp}`,
+      role: 'typical',
+      path: '/v1/options/tool/max-pain',
+      body: { filter: { ticker: 'SPY', expirationDate: exp } },
+      sql: MAX_PAIN_SQL,
+      params: ['SPY', exp, latest],
+      same: (a, rows) =>
+        rows.length === Object.keys(a.data).length &&
+        rows.every((r) => Math.abs(a.data[Number(r.k).toFixed(1)]?.callIntrinsicValue - Number(r.call_value)) < 0.01),
+    },
+  ];
 }

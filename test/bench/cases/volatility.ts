@@ -11,10 +11,7 @@ import type { Pool } from 'pg';
 import { strikeKey } from '../../../api/request/aggregation/ordered-map';
 import { sessionDateOf } from '../../../services/domain/calendar';
 import { decodeSurface, surfaceLegs } from '../../../services/views/volatility';
-import { insertRows, type SideBySideQuery } from '../side-by-side';
-
-/** Numbers equal to a relative 1e-9 (both sides compute in float8, sometimes in another order). */
-export const near = (a: unknown, b: unknown) => typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+import { insertRows, near, type SideBySideQuery } from '../side-by-side';
 
 // --- PostgreSQL ---------------------------------------------------------------------------------
 
@@ -23,7 +20,11 @@ export const near = (a: unknown, b: unknown) => typeof a === 'number' && typeof 
  * snapshot with the IV and greeks solved for it (null where the quote admits none), every
  * session's open interest per contract; with the indexes these questions want.
  */
-export async function loadVolatilityPostgres(pool: Pool, redis: Redis, prefix: string): Promise<{ snapshots: number; quotes: number; openInterest: number; seconds: number; bytes: number }> {
+export async function loadVolatilityPostgres(
+  pool: Pool,
+  redis: Redis,
+  prefix: string,
+): Promise<{ snapshots: number; quotes: number; openInterest: number; seconds: number; bytes: number }> {
   const t0 = Date.now();
   await pool.query('DROP TABLE IF EXISTS bench_vol_snap, bench_vol_quote, bench_vol_oi');
   await pool.query('CREATE TABLE bench_vol_snap (ticker text NOT NULL, snap_ms bigint NOT NULL, session_date date NOT NULL, spot float8)');
@@ -307,7 +308,6 @@ export function volatilityQueries(through: string): SideBySideQuery[] {
         );
       },
     })),
-
   ];
   return all;
 }
