@@ -176,7 +176,14 @@ async function loadData(
   const cases = async (api: BenchApi) => {
     const all: EndpointCase[] = [];
     for (const build of builders)
-      for (const q of await build(api)) if (q.role) all.push({ ...q, role: q.role, endpoint: endpointOf(q.path), name: `${endpointOf(q.path)}: ${q.name}` });
+      for (const q of await build(api))
+        if (q.role)
+          all.push({
+            ...q,
+            role: q.role,
+            endpoint: endpointOf(q.path),
+            name: q.name.startsWith(endpointOf(q.path)) ? q.name : `${endpointOf(q.path)}: ${q.name}`,
+          });
     return all.filter((c) => c.name.includes(ONLY));
   };
   return { info, cases };
