@@ -2,7 +2,7 @@
  * Every endpoint, side by side with the ceiling of its stack and with PostgreSQL, in one run:
  *
  *   npm run bench:endpoints -- [--workers N] [--api-root DIR] [--only TEXT] [--seconds 5]
- *                              [--clients 1,32] [--label NAME] [--check]
+ *                              [--clients 1,32] [--label NAME] [--check] [--table RESULTS.json]
  *
  * For each of the twenty endpoints a typical request and, where it has one, a heavy one (the
  * cases tagged in test/bench/cases/*.ts), each measured at every client count on three sides:
@@ -21,7 +21,8 @@
  * (400 sessions, 2 with ticks), open interest (400 sessions) and equities (a tick session and 30
  * before it); a week of news. `--only TEXT` keeps the cases whose endpoint or name contains TEXT
  * (and loads only their families when TEXT names an endpoint); `--check` compares the answers and
- * times nothing. Load comes from wrk and pgbench (`apt-get install -y wrk postgresql-client`).
+ * times nothing; `--table FILE` prints an earlier results file's table. Load comes from wrk and
+ * pgbench (`apt-get install -y wrk postgresql-client`).
  * Results: test/bench/results/endpoints[-NAME].json (`--label NAME`; `--only` without a label
  * writes endpoints-only.json).
  */
@@ -57,6 +58,7 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '1,32' },
     label: { type: 'string' },
     check: { type: 'boolean', default: false },
+    table: { type: 'string' },
   },
 });
 const WORKERS = Number(values.workers);
@@ -182,7 +184,7 @@ async function loadData(
             ...q,
             role: q.role,
             endpoint: endpointOf(q.path),
-            name: q.name.startsWith(endpointOf(q.path)) ? q.name : `${endpointOf(q.path)}: ${q.name}`,
+            name: q.name.includes(endpointOf(q.path)) ? q.name : `${endpointOf(q.path)}: ${q.name}`,
           });
     return all.filter((c) => c.name.includes(ONLY));
   };
@@ -330,27 +332,49 @@ function goalOf(role: 'typical' | 'heavy' | 'cache hit', runs: Record<string, Si
   return { goal: 'API ≥ 0.7× bare', met: top.apiOverBare >= 0.7 };
 }
 
-const fmt = (r: LoadResult) => `${r.perSecond.toLocaleString('en-US')}/s ${r.p50}/${r.p99}`;
+const ms = (x: number) => (x < 100 ? String(Math.round(x * 10) / 10) : Math.round(x).toLocaleString('en-US'));
+const fmt = (r: LoadResult) => `${r.perSecond.toLocaleString('en-US')} (${ms(r.p50)} / ${ms(r.p99)})`;
 
-/** The results as the table of docs/benchmarks.md. */
-function markdown(rows: { case: string; role: string; same: boolean | null; runs: Record<string, Side>; goal: { met: boolean } | null }[]): string {
-  const head = CLIENT_COUNTS.flatMap((c) => [`API ${c}c`, `bare ${c}c`, `PG ${c}c`, `÷bare ${c}c`, `÷PG ${c}c`]);
-  const lines = [`| case | role | same answer | ${head.join(' | ')} | goal met? |`, `|${'---|'.repeat(head.length + 4)}`];
+interface TableRow {
+  case: string;
+  role: string;
+  same: boolean | null;
+  runs: Record<string, Side>;
+  goal: { met: boolean } | null;
+}
+
+/** The results as the table of docs/benchmarks.md: requests/s (p50 / p99 ms) per side and client count, then the ratios. */
+function markdown(rows: readonly TableRow[], counts: readonly number[]): string {
+  const head = [
+    ...counts.flatMap((c) => [`API, ${c} cl.`, `bare, ${c} cl.`, `PostgreSQL, ${c} cl.`]),
+    `API ÷ bare (${counts.join(' / ')} cl.)`,
+    `API ÷ PostgreSQL (${counts.join(' / ')} cl.)`,
+  ];
+  const lines = [`| case | role | same answer as PostgreSQL | ${head.join(' | ')} | goal met? |`, `|${'---|'.repeat(head.length + 4)}`];
   for (const r of rows) {
-    const cells = CLIENT_COUNTS.flatMap((c) => {
-      const s = r.runs[String(c)];
-      return s
-        ? [fmt(s.api), fmt(s.bare), r.same === null ? '—' : fmt(s.postgres), `${s.apiOverBare}×`, r.same === null ? '—' : `${s.apiOverPostgres}×`]
-        : ['', '', '', '', ''];
-    });
+    const side = (c: number) => r.runs[String(c)];
+    const cells = [
+      ...counts.flatMap((c) => (side(c) ? [fmt(side(c).api), fmt(side(c).bare), r.same === null ? '—' : fmt(side(c).postgres)] : ['', '', ''])),
+      counts.map((c) => `${side(c)?.apiOverBare ?? ''}×`).join(' / '),
+      r.same === null ? '—' : counts.map((c) => `${side(c)?.apiOverPostgres ?? ''}×`).join(' / '),
+    ];
     lines.push(
-      `| ${r.case} | ${r.role} | ${r.same === null ? '—' : r.same ? 'yes' : '**no**'} | ${cells.join(' | ')} | ${r.goal ? (r.goal.met ? 'yes' : 'no') : ''} |`,
+      `| ${r.case} | ${r.role} | ${r.same === null ? '—' : r.same ? 'yes' : '**no**'} | ${cells.join(' | ')} | ${r.goal ? (r.goal.met ? 'yes' : '**no**') : ''} |`,
     );
   }
   return lines.join('\n');
 }
 
+/** `--table FILE`: the table of an earlier results file, for the docs. */
+function printTable(file: string): void {
+  const res = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const rows: TableRow[] = res.cases.map((c: any) => ({ case: c.case, role: c.role, same: c.sameAnswerAsPostgres, runs: c.runs, goal: c.goal }));
+  if (res.cacheHit) rows.push({ case: `cache hit: ${res.cacheHit.case}`, role: 'cache hit', same: null, runs: res.cacheHit.runs, goal: res.cacheHit.goal });
+  console.log(markdown(rows, res.clients));
+}
+
 async function main(): Promise<void> {
+  if (values.table) return printTable(values.table);
   for (const cmd of ['wrk', 'pgbench'])
     if (!hasCommand(cmd)) throw new Error(`${cmd} is not on the PATH: apt-get install -y ${cmd === 'wrk' ? 'wrk' : 'postgresql-client'}`);
   if (API_ROOT && !fs.existsSync(path.join(API_ROOT, 'api/main.ts'))) throw new Error(`--api-root ${API_ROOT} has no api/main.ts`);
@@ -411,7 +435,7 @@ async function main(): Promise<void> {
     stops.push(bare.stop);
 
     const results: Record<string, unknown>[] = [];
-    const table: Parameters<typeof markdown>[0] = [];
+    const table: TableRow[] = [];
     for (const [i, c] of cases.entries()) {
       const alone = { api: await aloneMs(() => api.post(c.path, c.body)), postgres: await aloneMs(() => pool.query(c.sql, c.params)) };
       const runs: Record<string, Side> = {};
@@ -455,7 +479,7 @@ async function main(): Promise<void> {
       table.push({ case: `cache hit: ${c.name}`, role: 'cache hit', same: null, runs, goal });
     }
 
-    const md = markdown(table);
+    const md = markdown(table, CLIENT_COUNTS);
     console.log(`\n${md}\n`);
     const out = {
       measuredAt: new Date().toISOString(),
