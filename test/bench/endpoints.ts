@@ -347,7 +347,8 @@ function goalOf(role: 'typical' | 'heavy' | 'cache hit', runs: Record<string, Si
 const ms = (x: number) => (x < 100 ? String(Math.round(x * 10) / 10) : Math.round(x).toLocaleString('en-US'));
 const perSecond = (r: LoadResult, seconds: number) =>
   r.perSecond >= 10 ? r.perSecond.toLocaleString('en-US') : String(Math.round((r.requests / seconds) * 10) / 10);
-const fmt = (r: LoadResult, seconds: number) => `${perSecond(r, seconds)} (${ms(r.p50)} / ${ms(r.p99)})`;
+// A run in which no answer came back has no latency to show: it says how long it waited.
+const fmt = (r: LoadResult, seconds: number) => (r.requests === 0 ? `none in ${seconds} s` : `${perSecond(r, seconds)} (${ms(r.p50)} / ${ms(r.p99)})`);
 
 interface TableRow {
   case: string;
