@@ -470,6 +470,38 @@ async function main(): Promise<void> {
 
     const results: Record<string, unknown>[] = [];
     const table: TableRow[] = [];
+    let cacheHit: Record<string, unknown> | null = null;
+    const name = values.label ? `endpoints-${values.label}` : ONLY ? 'endpoints-only' : 'endpoints';
+    const file = path.join(__dirname, 'results', `${name}.json`);
+    // Written after every case, so that a run cut short keeps what it measured (complete: false).
+    const save = (complete: boolean) => {
+      const out = {
+        measuredAt: new Date().toISOString(),
+        complete,
+        api: {
+          root: API_ROOT ?? 'this checkout',
+          workers: WORKERS,
+          processesSeen: processes,
+          responseCache: 'off (MDQ_API_CACHE_MB=0), but for the cache-hit case',
+        },
+        bare: { workers: WORKERS, what: 'express.json() then the captured bytes (test/bench/bare-server.ts)' },
+        postgres: 'PostgreSQL 15 at PG_URL, pgbench with prepared statements, one thread',
+        clients: CLIENT_COUNTS,
+        seconds: SECONDS,
+        maxSeconds: MAX_SECONDS,
+        machine: `${os.cpus().length} cores shared by the API, Redis, PostgreSQL, the load generators and other sessions`,
+        goals: {
+          typical: 'at the highest client count: API ≥ 0.5× bare and ≥ 1× PostgreSQL requests/s',
+          heavy: 'at the highest client count: API ≥ 0.25× bare and ≥ 10× PostgreSQL requests/s; one client: p50 ≤ 20 ms',
+          cacheHit: 'API ≥ 0.7× bare requests/s',
+        },
+        data: info,
+        cases: results,
+        cacheHit,
+        table: markdown(table, CLIENT_COUNTS),
+      };
+      fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+    };
     for (const [i, c] of cases.entries()) {
       const alone = { api: await aloneMs(() => api.post(c.path, c.body)), postgres: await aloneMs(() => pool.query(c.sql, c.params)) };
       const runs: Record<string, Side> = {};
@@ -493,10 +525,10 @@ async function main(): Promise<void> {
         goal,
       });
       table.push({ case: c.name, role: c.role, same: checked[i].same, runs, goal });
+      save(false);
     }
 
     // The cache hit: the same question again through an API with its response cache on.
-    let cacheHit: Record<string, unknown> | null = null;
     const hitIndex = cases.findIndex((c) => c.name === CACHE_HIT_CASE);
     if (hitIndex >= 0) {
       await api.stop();
@@ -514,35 +546,8 @@ async function main(): Promise<void> {
       table.push({ case: `cache hit: ${c.name}`, role: 'cache hit', same: null, runs, goal });
     }
 
-    const md = markdown(table, CLIENT_COUNTS);
-    console.log(`\n${md}\n`);
-    const out = {
-      measuredAt: new Date().toISOString(),
-      api: {
-        root: API_ROOT ?? 'this checkout',
-        workers: WORKERS,
-        processesSeen: processes,
-        responseCache: 'off (MDQ_API_CACHE_MB=0), but for the cache-hit case',
-      },
-      bare: { workers: WORKERS, what: 'express.json() then the captured bytes (test/bench/bare-server.ts)' },
-      postgres: 'PostgreSQL 15 at PG_URL, pgbench with prepared statements, one thread',
-      clients: CLIENT_COUNTS,
-      seconds: SECONDS,
-      maxSeconds: MAX_SECONDS,
-      machine: `${os.cpus().length} cores shared by the API, Redis, PostgreSQL, the load generators and other sessions`,
-      goals: {
-        typical: 'at the highest client count: API ≥ 0.5× bare and ≥ 1× PostgreSQL requests/s',
-        heavy: 'at the highest client count: API ≥ 0.25× bare and ≥ 10× PostgreSQL requests/s; one client: p50 ≤ 20 ms',
-        cacheHit: 'API ≥ 0.7× bare requests/s',
-      },
-      data: info,
-      cases: results,
-      cacheHit,
-      table: md,
-    };
-    const name = values.label ? `endpoints-${values.label}` : ONLY ? 'endpoints-only' : 'endpoints';
-    const file = path.join(__dirname, 'results', `${name}.json`);
-    fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+    save(true);
+    console.log(`\n${markdown(table, CLIENT_COUNTS)}\n`);
     log(`results written to ${path.relative(process.cwd(), file)}`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
