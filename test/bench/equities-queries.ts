@@ -18,28 +18,13 @@ import fs from 'fs';
 import { Session } from 'inspector/promises';
 import path from 'path';
 import { parseArgs } from 'util';
-import type Redis from 'ioredis';
 import { Pool } from 'pg';
-import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { loadConfig } from '../../services/config';
-import { partitionOf } from '../../services/kafka/partition';
 import { createRedis } from '../../services/redis/client';
-import { PartitionKeys, pointerKey } from '../../services/views/keys';
-import { sessionDateOf } from '../../services/domain/calendar';
-import { marketFor } from '../../ingest/produce/session-producer';
-import { TRADING_DAYS, dayIndex } from '../../ingest/simulator/market';
-import type { SimEvent } from '../../ingest/simulator/events';
-import type { SessionGenerator } from '../../ingest/simulator/session';
-import { darkPoolLevelsProjection } from '../../projections/equities/dark-pool-levels';
-import { equityPrintRow, equityPrintsProjection, isSampledPrint, type EquityPrintEvent } from '../../projections/equities/equity-prints';
-import { exchangeNotificationsProjection } from '../../projections/equities/exchange-notifications';
-import { instrumentsProjection } from '../../projections/equities/instruments';
-import { stockPricesProjection } from '../../projections/equities/stock-prices';
-import type { Projection, SourceEvent } from '../../projections/runtime/projection';
 import { startApi } from '../support/http';
+import { equitiesQueries, loadEquities } from './cases/equities';
 import { pgbenchLoad, wrkLoad, type LoadResult } from './load-drivers';
-import { PG_URL, copyRows } from './postgres';
-import { loadUniverse } from '../../services/domain/universe';
+import { PG_URL } from './postgres';
 
 const { values } = parseArgs({
   options: {
@@ -56,203 +41,14 @@ const DATE = values.date!;
 const ONLY = values.only!;
 const PROFILE = values.profile!;
 
-const allEvents = (g: SessionGenerator): SimEvent[] => {
-  const out: SimEvent[] = [];
-  for (let k = 0; k < g.chunks; k++) out.push(...g.chunk(k));
-  return out;
-};
-
-async function project(redis: Redis, prefix: string, projection: Projection, events: readonly SimEvent[], key: (e: SimEvent) => string): Promise<void> {
-  const byPartition = new Map<number, SourceEvent[]>();
-  for (const e of events) {
-    const p = projection.view === 'instruments' ? 0 : partitionOf(key(e), MARKET_PARTITIONS);
-    if (!byPartition.has(p)) byPartition.set(p, []);
-    byPartition.get(p)!.push({ topic: 'x', partition: p, offset: 0, key: key(e), value: e.data });
-  }
-  for (const [p, list] of byPartition) {
-    for (let i = 0; i < list.length; i += 3_000) {
-      const ops = await projection.project(list.slice(i, i + 3_000), new PartitionKeys(prefix, projection.view, 1, p), redis);
-      const pipe = redis.pipeline();
-      for (const [cmd, k, ...args] of ops) pipe.call(cmd, k, ...args);
-      await pipe.exec();
-    }
-  }
-  await redis.set(pointerKey(prefix, projection.view), '1');
-}
-
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), keyPrefix: `bencheq${Date.now().toString(36)}`, logLevel: 'warn' as const };
   const redis = createRedis(config.viewsRedisUrl);
-  const market = marketFor(42, 'dev');
-  const end = dayIndex(DATE);
-  const history = TRADING_DAYS.slice(end - 30, end);
-  console.log(`generating ${DATE} (tick) and ${history.length} history sessions`);
-  const tick = allEvents(market.session(DATE, 'tick'));
-  const daily = [DATE, ...history].flatMap((d) => allEvents(market.session(d, 'daily')));
-  const prints = [...tick, ...daily].filter((e) => e.type === 'equity-print');
-  const prices = [...tick, ...daily].filter((e) => e.type === 'underlying-price');
-  const notices = daily.filter((e) => e.type === 'exchange-notification');
-  const universe = loadUniverse();
-  const instruments = universe.map((i) => ({ type: 'instrument', time: 0, data: i as unknown as Record<string, unknown> }) as SimEvent);
-
-  console.log('projecting into', config.keyPrefix);
-  const byTicker = (e: SimEvent) => String(e.data.ticker ?? e.data.symbol);
-  await project(redis, config.keyPrefix, equityPrintsProjection, prints, byTicker);
-  await project(redis, config.keyPrefix, darkPoolLevelsProjection, prints, byTicker);
-  await project(redis, config.keyPrefix, stockPricesProjection, prices, byTicker);
-  await project(redis, config.keyPrefix, exchangeNotificationsProjection, notices, byTicker);
-  await project(redis, config.keyPrefix, instrumentsProjection, instruments, byTicker);
-
-  console.log('loading PostgreSQL');
   const pool = new Pool({ connectionString: PG_URL, max: 4 });
   const T = `bench_eq_${Date.now().toString(36)}`;
-  await pool.query(`CREATE TABLE ${T}_prints (id text, session_date date, ticker text, price float8, size bigint, notional float8, print_type text, trade_side text,
-    ask_price float8, bid_price float8, ask_size int, bid_size int, is_delayed boolean, trade_time bigint, sampled boolean)`);
-  await copyRows(
-    pool,
-    `${T}_prints`,
-    [
-      'id',
-      'session_date',
-      'ticker',
-      'price',
-      'size',
-      'notional',
-      'print_type',
-      'trade_side',
-      'ask_price',
-      'bid_price',
-      'ask_size',
-      'bid_size',
-      'is_delayed',
-      'trade_time',
-      'sampled',
-    ],
-    prints.map((e) => {
-      const r = equityPrintRow(e.data as unknown as EquityPrintEvent);
-      return [
-        r.id,
-        sessionDateOf(r.tradeTime),
-        r.ticker,
-        r.price,
-        r.size,
-        r.notionalValue,
-        r.printType,
-        r.tradeSide,
-        r.askPrice,
-        r.bidPrice,
-        r.askSize,
-        r.bidSize,
-        r.isDelayedPrint,
-        r.tradeTime,
-        isSampledPrint(e.data as never),
-      ];
-    }),
-  );
-  for (const ix of [
-    '(session_date, trade_time DESC, id DESC) WHERE NOT sampled',
-    '(session_date, ticker, trade_time DESC, id DESC) WHERE NOT sampled',
-    "(session_date, notional DESC, id DESC) WHERE print_type = 'DARK_POOL' AND NOT sampled",
-    '(session_date, notional DESC, id DESC) WHERE NOT sampled',
-    "(ticker, session_date) INCLUDE (price, size, notional, sampled) WHERE print_type = 'DARK_POOL'",
-  ])
-    await pool.query(`CREATE INDEX ON ${T}_prints ${ix}`);
-  await pool.query(`CREATE TABLE ${T}_prices (ticker text, session_date date, time bigint, price float8)`);
-  await copyRows(
-    pool,
-    `${T}_prices`,
-    ['ticker', 'session_date', 'time', 'price'],
-    prices.map((e) => [e.data.ticker, e.data.sessionDate, e.data.time, e.data.price]),
-  );
-  await pool.query(`CREATE INDEX ON ${T}_prices (ticker, session_date, time DESC) INCLUDE (price)`);
-  await pool.query(`CREATE TABLE ${T}_notices (id text, session_date date, ticker text, type text, created_time bigint)`);
-  await copyRows(
-    pool,
-    `${T}_notices`,
-    ['id', 'session_date', 'ticker', 'type', 'created_time'],
-    notices.map((e) => [e.data.id, sessionDateOf(Number(e.data.time)), e.data.ticker, e.data.type, e.data.time]),
-  );
-  await pool.query(`CREATE INDEX ON ${T}_notices (session_date, created_time DESC, id DESC)`);
-  await pool.query(
-    `CREATE TABLE ${T}_instruments (symbol text PRIMARY KEY, company_name text, sector text, industry text, exchange text, is_index boolean, shares bigint)`,
-  );
-  await copyRows(
-    pool,
-    `${T}_instruments`,
-    ['symbol', 'company_name', 'sector', 'industry', 'exchange', 'is_index', 'shares'],
-    universe.map((i) => [i.symbol, i.companyName, i.sector, i.industry, i.exchange, i.isIndex, i.sharesOutstanding]),
-  );
-  await pool.query(`CREATE INDEX ON ${T}_instruments (sector)`);
-  await pool.query(`ANALYZE`);
-
+  const data = await loadEquities(redis, config.keyPrefix, pool, T, DATE);
   const api = await startApi(config, { responseCacheBytes: 0 });
-  const post = (p: string, body: unknown) => api.post(`/v1/equities/tool/${p}`, body);
-  // The cursor of page 20 by notional: 19 pages walked first.
-  let cursor: string[] | undefined;
-  for (let i = 0; i < 19; i++)
-    cursor = (await post('equity-prints', { sessionDate: DATE, sort: { field: 'NOTIONAL_VALUE' }, searchAfter: cursor })).json.nextSearchAfter;
-  const [cursorNotional, cursorId] = cursor!;
-  const prev = TRADING_DAYS[end - 1];
-  const snapshot = Date.parse(`${DATE}T17:00:00Z`);
-  const lastPrice = (session: string, before: string) =>
-    `(SELECT price FROM ${T}_prices p WHERE p.ticker = i.symbol AND p.session_date = '${session}' ${before} ORDER BY time DESC LIMIT 1)`;
-  const marketMapSql = (where: string) =>
-    `SELECT symbol, company_name, sector, industry, cur, prev, shares * cur AS size FROM (SELECT i.*, ${lastPrice(DATE, `AND p.time < ${snapshot}`)} AS cur, ${lastPrice(prev, '')} AS prev FROM ${T}_instruments i WHERE NOT is_index ${where}) x WHERE cur IS NOT NULL AND prev IS NOT NULL ORDER BY symbol`;
-  const levelsSql = (from: string) =>
-    `SELECT floor(round(price * 10000) / 100) / 100 AS level, sum(notional), sum(size), count(*) FROM ${T}_prints p WHERE ticker = 'SPY' AND print_type = 'DARK_POOL' AND session_date BETWEEN '${from}' AND '${DATE}'
-     AND (NOT sampled OR NOT EXISTS (SELECT 1 FROM ${T}_prints q WHERE q.ticker = 'SPY' AND q.session_date = p.session_date AND q.print_type = 'DARK_POOL' AND NOT q.sampled)) GROUP BY 1 ORDER BY 1`;
-  const cols = `id, ticker, price, size, notional, print_type, trade_side, ask_price, bid_price, ask_size, bid_size, is_delayed, trade_time`;
-  const queries: { name: string; path: string; body: unknown; sql: string }[] = [
-    {
-      name: 'equity-prints first page',
-      path: 'equity-prints',
-      body: { sessionDate: DATE },
-      sql: `SELECT ${cols} FROM ${T}_prints WHERE session_date = '${DATE}' AND NOT sampled ORDER BY trade_time DESC, id DESC LIMIT 51`,
-    },
-    {
-      name: 'equity-prints one ticker',
-      path: 'equity-prints',
-      body: { sessionDate: DATE, filter: { ticker: 'AAPL' } },
-      sql: `SELECT ${cols} FROM ${T}_prints WHERE session_date = '${DATE}' AND NOT sampled AND ticker = 'AAPL' ORDER BY trade_time DESC, id DESC LIMIT 51`,
-    },
-    {
-      name: 'equity-prints DARK_POOL notional >= $1M',
-      path: 'equity-prints',
-      body: { sessionDate: DATE, filter: { equityPrintTypes: ['DARK_POOL'], notionalValueRange: { min: 1_000_000 } } },
-      sql: `SELECT ${cols} FROM ${T}_prints WHERE session_date = '${DATE}' AND NOT sampled AND print_type = 'DARK_POOL' AND notional >= 1000000 ORDER BY trade_time DESC, id DESC LIMIT 51`,
-    },
-    {
-      name: 'equity-prints by notional, page 20',
-      path: 'equity-prints',
-      body: { sessionDate: DATE, sort: { field: 'NOTIONAL_VALUE' }, searchAfter: cursor },
-      sql: `SELECT ${cols} FROM ${T}_prints WHERE session_date = '${DATE}' AND NOT sampled AND (notional, id) < (${cursorNotional}, '${cursorId}') ORDER BY notional DESC, id DESC LIMIT 51`,
-    },
-    {
-      name: 'dark-pool-levels 1 session',
-      path: 'dark-pool-levels',
-      body: { filter: { ticker: 'SPY' }, sessionDateRange: { startDate: DATE, endDate: DATE } },
-      sql: levelsSql(DATE),
-    },
-    {
-      name: 'dark-pool-levels 30 sessions',
-      path: 'dark-pool-levels',
-      body: { filter: { ticker: 'SPY' }, sessionDateRange: { startDate: history[1], endDate: DATE } },
-      sql: levelsSql(history[1]),
-    },
-    {
-      name: 'exchange-notifications first page',
-      path: 'exchange-notifications',
-      body: { timeRange: { startTime: `${history[0]}T00:00:00Z`, endTime: `${DATE}T23:59:59Z` } },
-      sql: `SELECT id, ticker, type, created_time FROM ${T}_notices WHERE session_date BETWEEN '${history[0]}' AND '${DATE}' ORDER BY created_time DESC, id DESC LIMIT 51`,
-    },
-    { name: 'market-map whole universe', path: 'market-map', body: { snapshotTime: new Date(snapshot).toISOString() }, sql: marketMapSql('') },
-    {
-      name: 'market-map one sector',
-      path: 'market-map',
-      body: { snapshotTime: new Date(snapshot).toISOString(), filter: { sectors: ['TECHNOLOGY'] } },
-      sql: marketMapSql(`AND sector = 'TECHNOLOGY'`),
-    },
-  ];
+  const queries = await equitiesQueries(data, async (endpoint, body) => (await api.post(`/v1/equities/tool/${endpoint}`, body)).json);
   const results: Record<string, { api: LoadResult; pg: LoadResult; apiRows: number }> = {};
   const inspector = PROFILE ? new Session() : null;
   if (inspector) {
@@ -261,12 +57,12 @@ async function main(): Promise<void> {
     fs.mkdirSync(PROFILE, { recursive: true });
   }
   for (const q of queries.filter((x) => x.name.includes(ONLY))) {
-    const check = await post(q.path, q.body);
+    const check = await api.post(q.path, q.body);
     if (check.status !== 200) throw new Error(`${q.name}: ${check.status} ${JSON.stringify(check.json)}`);
     const apiRows = Array.isArray(check.json.data) ? check.json.data.length : Object.keys(check.json.data).length;
     if (inspector) await inspector.post('Profiler.start');
     const apiLoad = await wrkLoad({
-      urls: [`${api.url}/v1/equities/tool/${q.path}`],
+      urls: [`${api.url}${q.path}`],
       headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(q.body),
       clients: CLIENTS,

@@ -21,26 +21,20 @@
 import { ChildProcess, spawn } from 'child_process';
 import fs from 'fs';
 import path from 'path';
-import { pipeline } from 'stream/promises';
-import { Readable } from 'stream';
 import * as hdr from 'hdr-histogram-js';
 import { Pool } from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { from as copyFrom } from 'pg-copy-streams';
-import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { loadConfig } from '../../services/config';
 import { configEnv } from '../support/pipeline';
 import { createRedis } from '../../services/redis/client';
-import { PartitionKeys, pointerKey } from '../../services/views/keys';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys } from '../../services/views/order-flow';
-import { CONSOLIDATED_RESPONSE } from '../../api/endpoints/options/order-flow-consolidated';
-import { UNCONSOLIDATED_RESPONSE } from '../../api/endpoints/options/order-flow-unconsolidated';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { processCpuSeconds, redisCpu } from '../support/cpu';
 import { LoadResult, MeasureHooks, hasCommand, inlinePgParams, msPerRequest, pgbenchLoad, usToMs, wrkLoad } from './load-drivers';
 import { PG_URL } from './postgres';
+import { TAPES, loadOrderFlowTape, orderFlowQueries, type Tape } from './cases/order-flow';
+import type { SideBySideQuery } from './side-by-side';
 
 const args = process.argv.slice(2);
 const flag = (name: string, dflt: string) => {
@@ -76,101 +70,6 @@ const config = loadConfig();
 // The views' Redis (VIEWS_REDIS_URL, else REDIS_URL); the benchmark's API key goes to REDIS_URL.
 const redis = createRedis(config.viewsRedisUrl);
 const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
-
-interface Tape {
-  name: 'consolidated' | 'unconsolidated';
-  view: string;
-  path: string;
-  table: string;
-}
-const TAPES: Tape[] = [
-  { name: 'consolidated', view: ORDER_FLOW_CONSOLIDATED_VIEW, path: '/v1/options/tool/order-flow/consolidated', table: 'of_consolidated' },
-  { name: 'unconsolidated', view: ORDER_FLOW_PRINTS_VIEW, path: '/v1/options/tool/order-flow/unconsolidated', table: 'of_prints' },
-];
-
-async function version(view: string): Promise<number> {
-  const v = await redis.get(pointerKey(config.keyPrefix, view));
-  if (v === null) throw new Error(`view ${view} is not built under prefix ${config.keyPrefix}`);
-  return Number(v);
-}
-
-/** Every stored row of one session of a view, partition by partition (HSCAN). */
-async function* storedRows(view: string, v: number): AsyncGenerator<{ rowKey: string; stored: Buffer }> {
-  for (let p = 0; p < MARKET_PARTITIONS; p++) {
-    const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, view, v, p));
-    let cursor = '0';
-    do {
-      const [next, flat] = await redis.hscanBuffer(k.rows(SESSION), cursor, 'COUNT', 2000);
-      cursor = next.toString();
-      for (let i = 0; i < flat.length; i += 2) yield { rowKey: flat[i].toString(), stored: flat[i + 1] };
-    } while (cursor !== '0');
-  }
-}
-
-// --- PostgreSQL ------------------------------------------------------------------------------
-
-const COLUMNS = [
-  'row_key',
-  'session_date',
-  'ticker',
-  'contract_type',
-  'sector',
-  'trade_side_code',
-  'premium',
-  'size',
-  'volume',
-  'dte',
-  'strike_price',
-  'trade_time',
-  'doc',
-];
-
-function tsvEscape(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n');
-}
-
-async function loadPg(pool: Pool, tape: Tape): Promise<{ rows: number; seconds: number; tableBytes: number; indexBytes: number }> {
-  const t0 = Date.now();
-  const v = await version(tape.view);
-  const c = await pool.connect();
-  try {
-    await c.query(`DROP TABLE IF EXISTS ${tape.table}`);
-    await c.query(`CREATE TABLE ${tape.table} (
-      row_key text NOT NULL, session_date date NOT NULL, ticker text NOT NULL, contract_type text NOT NULL,
-      sector text NOT NULL, trade_side_code text NOT NULL, premium float8 NOT NULL, size int NOT NULL,
-      volume bigint NOT NULL, dte float8 NOT NULL, strike_price float8 NOT NULL, trade_time bigint NOT NULL,
-      doc jsonb NOT NULL)`);
-    let n = 0;
-    async function* lines() {
-      for await (const { rowKey, stored } of storedRows(tape.view, v)) {
-        // The row as the API answers it (same fields, same values), as a jsonb document.
-        const r = decodeRow(stored, rowKey, SESSION);
-        // The document the API answers with (its own serializer).
-        const doc = (tape.name === 'consolidated' ? CONSOLIDATED_RESPONSE : UNCONSOLIDATED_RESPONSE).serializeRow(r);
-        n++;
-        yield `${[rowKey, SESSION, r.ticker, r.contractType, r.sector, r.tradeSideCode, r.premium, r.size, r.volume, r.dte, r.strikePrice, r.tradeTime].join('\t')}\t${tsvEscape(doc)}\n`;
-      }
-    }
-    await pipeline(Readable.from(lines()), c.query(copyFrom(`COPY ${tape.table} (${COLUMNS.join(',')}) FROM STDIN`)));
-    // The indexes a careful user would build for these queries: keyset order per sort, per ticker.
-    const idx = [
-      '(session_date, trade_time DESC, row_key DESC)',
-      '(session_date, ticker, trade_time DESC, row_key DESC)',
-      '(session_date, premium DESC, row_key DESC)',
-      '(session_date, size DESC, row_key DESC)',
-      '(session_date, volume DESC, row_key DESC)',
-      '(session_date, dte DESC, row_key DESC)',
-      '(session_date, strike_price DESC, row_key DESC)',
-      '(session_date, contract_type, trade_side_code, sector, trade_time DESC, row_key DESC)',
-    ];
-    for (const [i, cols] of idx.entries()) await c.query(`CREATE INDEX ${tape.table}_i${i} ON ${tape.table} ${cols}`);
-    await c.query(`ANALYZE ${tape.table}`);
-    const size = await c.query(`SELECT pg_table_size('${tape.table}') AS t, pg_indexes_size('${tape.table}') AS i`);
-    return { rows: n, seconds: (Date.now() - t0) / 1000, tableBytes: Number(size.rows[0].t), indexBytes: Number(size.rows[0].i) };
-  } finally {
-    c.release();
-  }
-}
 
 // --- load generation -------------------------------------------------------------------------
 
@@ -263,7 +162,7 @@ async function apiLoad(
 }
 
 /** The query's load on PostgreSQL. */
-function pgLoad(pool: Pool, q: Query): Promise<LoadResult> {
+function pgLoad(pool: Pool, q: SideBySideQuery): Promise<LoadResult> {
   if (DRIVER === 'node') return load(async () => void (await pool.query(q.sql, q.params)));
   return pgbenchLoad({ pgUrl: PG_URL, sql: inlinePgParams(q.sql, q.params), clients: CLIENTS, seconds: SECONDS, warmupSeconds: 2 });
 }
@@ -322,65 +221,6 @@ async function post(key: string, p: string, body: unknown, port = PORTS[turn++ %
 
 // --- the queries -----------------------------------------------------------------------------
 
-interface Query {
-  name: string;
-  body: Record<string, unknown>;
-  sql: string;
-  params: unknown[];
-}
-
-async function busiestMidTicker(tape: Tape): Promise<string> {
-  // A ticker of middling activity: the median of tickers by row count on the time index.
-  const v = await version(tape.view);
-  const counts: [string, number][] = [];
-  for (let p = 0; p < MARKET_PARTITIONS; p++) {
-    const k = orderFlowKeys(new PartitionKeys(config.keyPrefix, tape.view, v, p));
-    for await (const keys of redis.scanStream({ match: k.ticker(SESSION, '*'), count: 1000 })) {
-      for (const key of keys as string[]) counts.push([key.slice(key.lastIndexOf(':') + 1), await redis.zcard(key)]);
-    }
-  }
-  counts.sort((a, b) => a[1] - b[1]);
-  return counts[Math.floor(counts.length / 2)][0];
-}
-
-async function queries(tape: Tape, key: string, pool: Pool): Promise<Query[]> {
-  const ticker = await busiestMidTicker(tape);
-  const base = { sessionDate: SESSION, size: 50 };
-  const byPremium = { ...base, sort: { field: 'PREMIUM', direction: 'DESCENDING' } };
-  // Page 20 by cursor: walk 19 pages once, then hammer the 20th.
-  let cursor: string[] | null = null;
-  for (let i = 0; i < 19; i++) {
-    const res: any = await post(key, tape.path, { ...byPremium, searchAfter: cursor });
-    cursor = res.nextSearchAfter;
-  }
-  const pgCursor = (
-    await pool.query(`SELECT premium, row_key FROM ${tape.table} WHERE session_date = $1 ORDER BY premium DESC, row_key DESC OFFSET 949 LIMIT 1`, [SESSION])
-  ).rows[0];
-  const sel = `SELECT doc FROM ${tape.table} WHERE session_date = $1`;
-  return [
-    { name: 'first page, unfiltered', body: base, sql: `${sel} ORDER BY trade_time DESC, row_key DESC LIMIT 50`, params: [SESSION] },
-    {
-      name: `one ticker (${ticker})`,
-      body: { ...base, filter: { tickers: ticker } },
-      sql: `${sel} AND ticker = $2 ORDER BY trade_time DESC, row_key DESC LIMIT 50`,
-      params: [SESSION, ticker],
-    },
-    {
-      name: 'PUT, premium >= $500k, ASK, TECHNOLOGY',
-      body: { ...base, filter: { contractTypes: 'PUT', premiumRange: { min: 500000 }, tradeSideCodes: 'ASK', sectors: 'TECHNOLOGY' } },
-      sql: `${sel} AND contract_type = 'PUT' AND premium >= 500000 AND trade_side_code = 'ASK' AND sector = 'TECHNOLOGY' ORDER BY trade_time DESC, row_key DESC LIMIT 50`,
-      params: [SESSION],
-    },
-    { name: 'sort by premium desc, page 1', body: byPremium, sql: `${sel} ORDER BY premium DESC, row_key DESC LIMIT 50`, params: [SESSION] },
-    {
-      name: 'sort by premium desc, page 20 (cursor)',
-      body: { ...byPremium, searchAfter: cursor },
-      sql: `${sel} AND (premium, row_key) < ($2, $3) ORDER BY premium DESC, row_key DESC LIMIT 50`,
-      params: [SESSION, pgCursor.premium, pgCursor.row_key],
-    },
-  ];
-}
-
 async function main(): Promise<void> {
   if (!SESSION) throw new Error('usage: bench:queries -- <sessionDate> [--seconds N] [--clients N] [--skip-pg-load]');
   const pool = new Pool({ connectionString: PG_URL, max: CLIENTS });
@@ -396,7 +236,7 @@ async function main(): Promise<void> {
   };
   if (!SKIP_PG_LOAD) {
     for (const tape of TAPES) {
-      const r = await loadPg(pool, tape);
+      const r = await loadOrderFlowTape(pool, redis, config.keyPrefix, SESSION, tape);
       console.log(
         `[pg] ${tape.table}: ${r.rows} rows loaded and indexed in ${r.seconds.toFixed(0)} s; table ${(r.tableBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(r.indexBytes / 2 ** 20).toFixed(0)} MiB`,
       );
@@ -417,11 +257,11 @@ async function main(): Promise<void> {
   try {
     for (const tape of TAPES) {
       const results: Record<string, unknown>[] = [];
-      for (const q of await queries(tape, key, pool)) {
+      for (const q of await orderFlowQueries({ redis, prefix: config.keyPrefix, session: SESSION, tape, pool, post: (p, body) => post(key, p, body) })) {
         // Same answer from both (ids of the page), so the comparison is like for like.
         const api = await post(key, tape.path, q.body);
         const pg = await pool.query(q.sql, q.params);
-        const same = JSON.stringify(api.data.map((r: any) => r.id)) === JSON.stringify(pg.rows.map((r: any) => r.doc.id));
+        const same = q.same(api, pg.rows);
         const redisRes = await apiLoad(key, tape, q.body, procs);
         const pgRes = API_ONLY ? null : await pgLoad(pool, q);
         const p99Ratio = pgRes ? Math.round((pgRes.p99 / redisRes.p99) * 100) / 100 : null;

@@ -32,6 +32,8 @@ export interface SideBySideQuery {
   params: unknown[];
   /** True when the API's JSON answer and PostgreSQL's rows say the same thing. */
   same: (api: any, rows: any[]) => boolean;
+  /** Whether bench:endpoints measures it as the endpoint's typical or heavy request (untagged: only its family's script). */
+  role?: 'typical' | 'heavy';
 }
 
 export interface BenchApi {
@@ -39,13 +41,17 @@ export interface BenchApi {
   key: string;
   process: ChildProcess;
   post(path: string, body: unknown): Promise<any>;
+  /** The answer's status, Content-Type and exact bytes. */
+  postRaw(path: string, body: unknown): Promise<{ status: number; contentType: string; bytes: Buffer }>;
   stop(): Promise<void>;
 }
 
 /**
- * One API process on `port` serving `prefix` with the response cache and every limit off, and an
- * API key for it; returns once `probe` is answered (a healthy process may not reach Redis yet).
- * `env` is laid over this process's environment (Redis URLs and the like).
+ * One API process on `port` serving `prefix` with the response cache (unless `cacheMb`) and every
+ * limit off, and an API key for it; returns once `probe` is answered (a healthy process may not
+ * reach Redis yet). `env` is laid over this process's environment (Redis URLs, MDQ_API_WORKERS and
+ * the like); `root` is the checkout whose api/main.ts runs (default this one), started in that
+ * folder so that its own dependencies load.
  */
 export async function startBenchApi(o: {
   port: number;
@@ -56,16 +62,19 @@ export async function startBenchApi(o: {
   probe: { path: string; body: unknown };
   env?: Record<string, string>;
   nodeFlags?: string[];
+  root?: string;
+  cacheMb?: number;
 }): Promise<BenchApi> {
   const { key } = await new ApiKeyStore(o.keysRedis, o.prefix, o.secret).create({ workspace: 'bench', user: `bench-${Date.now()}`, label: 'query benchmark' });
-  const child = spawn(process.execPath, nodeArgv('api/main.ts', [], o.nodeFlags ?? []), {
+  const child = spawn(process.execPath, nodeArgv('api/main.ts', [], o.nodeFlags ?? [], o.root), {
+    cwd: o.root,
     env: {
       ...process.env,
       ...o.env,
       PORT: String(o.port),
       API_KEY_SECRET: o.secret,
       MDQ_KEY_PREFIX: o.prefix,
-      MDQ_API_CACHE_MB: '0',
+      MDQ_API_CACHE_MB: String(o.cacheMb ?? 0),
       MDQ_RATE_LIMIT_PER_MINUTE: '100000000',
       MDQ_BURST_LIMIT_PER_SECOND: '0',
       LOG_LEVEL: 'warn',
@@ -73,16 +82,20 @@ export async function startBenchApi(o: {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const http = new HttpPool(`http://127.0.0.1:${o.port}`, { connections: o.clients });
-  const post = async (p: string, body: unknown) => {
+  const postRaw = async (p: string, body: unknown) => {
     const res = await http.request({
       path: p,
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    const json = (await res.body.json()) as any;
-    if (res.statusCode !== 200) throw new Error(`${p}: ${res.statusCode} ${JSON.stringify(json).slice(0, 300)}`);
-    return json;
+    return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), bytes: Buffer.from(await res.body.arrayBuffer()) };
+  };
+  const post = async (p: string, body: unknown) => {
+    const res = await postRaw(p, body);
+    const text = res.bytes.toString('utf8');
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
   };
   const stop = async () => {
     await http.close();
@@ -105,7 +118,7 @@ export async function startBenchApi(o: {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { port: o.port, key, process: child, post, stop };
+  return { port: o.port, key, process: child, post, postRaw, stop };
 }
 
 /** Rows into `table` in batches of 5,000, one unnest per batch; `columns` maps each column to its array type. */
@@ -202,3 +215,37 @@ export async function measureSideBySide(o: {
   }
   return results;
 }
+
+/** The median latency of 3 requests one after the other, ms: an answer's own cost, without queueing. */
+export async function aloneMs(fn: () => Promise<unknown>): Promise<number> {
+  const ms: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = process.hrtime.bigint();
+    await fn();
+    ms.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return Math.round(ms.sort((a, b) => a - b)[1] * 100) / 100;
+}
+
+/**
+ * Whether a table endpoint's page equals PostgreSQL's rows fetched with one row more than the
+ * page (LIMIT size + 1): the same ids in the same order, and a next cursor exactly when there is
+ * a further row.
+ */
+export function samePage(
+  api: { data: { id: unknown }[]; nextSearchAfter?: unknown },
+  rows: Record<string, unknown>[],
+  id: (row: any) => unknown = (r) => r.id,
+): boolean {
+  const page = api.data;
+  return (
+    page.length > 0 &&
+    rows.length >= page.length &&
+    page.every((r, i) => String(r.id) === String(id(rows[i]))) &&
+    (api.nextSearchAfter !== undefined && api.nextSearchAfter !== null) === rows.length > page.length
+  );
+}
+
+/** Numbers equal to a relative 1e-9 (both sides compute in float8, sometimes in another order). */
+export const near = (a: unknown, b: unknown) =>
+  typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
