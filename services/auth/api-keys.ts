@@ -53,10 +53,15 @@ export function isWellFormedKey(key: string): boolean {
 export class ApiKeyStore {
   /**
    * Key digest -> key id, for keys seen valid before. The pair is fixed at creation and never
-   * changes, so remembering it drops one of verify's two Redis round trips. Unknown digests are not remembered: a key created a moment later must work at once.
+   * changes, so remembering it drops one of verify's two Redis round trips when the verified
+   * keys are not cached (watchRevocations). Unknown digests are not remembered: a key created a
+   * moment later must work at once.
    */
   private readonly idByHash = new LRUCache<string, string>({ max: 10_000 });
-  /** Keys verified while the revocation channel is watched (watchRevocations), by digest; null when not watched or the subscription is down. */
+  /**
+   * Keys verified while the revocation channel is watched (watchRevocations), by digest; null when
+   * not watched or while the subscription is down.
+   */
   private verified: LRUCache<string, ApiKeyRecord> | null = null;
   /** Revocations heard; a record read while one arrived is not cached (it may predate it). */
   private revocations = 0;
