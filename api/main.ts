@@ -5,7 +5,7 @@ import { loadConfig } from '../services/config';
 import { createLogger } from '../services/log';
 import { workerMetrics } from '../services/metrics/cluster-metrics';
 import { processRegistry } from '../services/metrics/registry';
-import { createRedis } from '../services/redis/client';
+import { createRedis, redisReady } from '../services/redis/client';
 import { defaultDataDir } from '../services/stack/paths';
 import { configureServer, createApp } from './app';
 import { loadApiSettings } from './settings';
@@ -44,8 +44,23 @@ function main(): void {
     // A worker's /metrics shows every worker's, summed by the primary.
     metricsText: cluster.isWorker ? workerMetrics() : undefined,
   });
-  const server = configureServer(app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening')));
+  let server: ReturnType<typeof configureServer> | undefined;
+  const listen = () => {
+    server = configureServer(app.listen(config.port, () => log.info({ port: config.port, quota: settings.quota }, 'API listening')));
+  };
+  // The primary hands connections only to workers that listen, so a worker listens once its Redis
+  // connections are up: otherwise a worker started (or replaced) beside ready ones answers 503s
+  // for what its siblings would serve. A lone process listens at once, so /healthz answers while
+  // Redis is away; a worker too, after 10 s, for the same reason.
+  if (cluster.isWorker) {
+    const ready = Promise.all([redisReady(redis), redisReady(viewsRedis)]);
+    ready.then(listen, (err: Error) => {
+      log.warn({ err: err.message }, 'listening before Redis is ready');
+      listen();
+    });
+  } else listen();
   const stop = () => {
+    if (!server) process.exit(0);
     server.close(() => {
       revocations.stop();
       subscriber.disconnect();

@@ -94,7 +94,8 @@ it('a worker killed with SIGKILL is replaced; the other answers meanwhile', asyn
   });
   expect(now).toContain(survivor);
   const replacement = now.find((p) => p !== survivor)!;
-  expect(api.output()).toMatch(/API worker died; starting another/);
+  // The primary's log reaches the pipe on its own schedule, not before the fork ps sees.
+  await waitFor('the log line', async () => /API worker died; starting another/.test(api.output()));
   // The replacement serves too: enough fresh connections reach it.
   await waitFor('the replacement to answer', async () => {
     expect((await post()).status).toBe(200);

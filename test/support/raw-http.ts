@@ -60,7 +60,16 @@ export interface SpawnedApi {
  */
 export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts: { awaitRedis?: boolean } = {}): Promise<SpawnedApi> {
   const port = await freePort();
-  const child = spawnTs('api/main.ts', [], { ...configEnv(config), PORT: String(port), API_KEY_SECRET: TEST_KEY_SECRET, MDQ_API_WORKERS: '1', ...env });
+  // Workers log at info so that spawnApi sees each one start listening (below).
+  const logLevel = Number(env.MDQ_API_WORKERS ?? 1) > 1 ? { LOG_LEVEL: 'info' } : {};
+  const child = spawnTs('api/main.ts', [], {
+    ...configEnv(config),
+    PORT: String(port),
+    API_KEY_SECRET: TEST_KEY_SECRET,
+    MDQ_API_WORKERS: '1',
+    ...logLevel,
+    ...env,
+  });
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));
@@ -91,6 +100,21 @@ export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts
         } catch {
           return false;
         }
+      },
+      60_000,
+      100,
+    );
+  }
+  // Each worker of a cluster listens once its own Redis connection is up (api/main.ts), and the
+  // primary hands connections only to listening workers: wait for all of them, so tests that look
+  // at which worker answered see every worker from the first request.
+  const workers = Number(env.MDQ_API_WORKERS ?? 1);
+  if (workers > 1) {
+    await waitFor(
+      `${workers} API workers to listen`,
+      async () => {
+        if (exited) throw new Error(`api/main.ts exited early:\n${child.output()}`);
+        return child.output().split('"msg":"API listening"').length - 1 >= workers;
       },
       60_000,
       100,
