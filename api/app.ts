@@ -17,7 +17,7 @@ import { BODY_LIMIT, problemHandler } from './request/errors';
 import { allowOnly } from './request/methods';
 import { Problem, notFound } from './request/problem';
 import { DEFAULT_QUOTA, QuotaSettings, createQuota } from './request/quota';
-import { requestLogger } from './request/request-log';
+import { requestLog, requestLogger } from './request/request-log';
 import { routeLabeler } from './request/route-label';
 import type { ApiSettings } from './settings';
 import { VIEW_POINTER_TTL_MS, ViewPointers } from './views/pointer';
@@ -104,7 +104,16 @@ export function createApp(deps: AppDeps): express.Express {
   mountOps(app, new ReadinessCheck(stores, viewsRedis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics, deps.metricsText);
   mountReference(app, quota);
 
-  const makeContext = (req: Request): EndpointContext => ({ redis: viewsRedis, keyPrefix, views, log: req.log ?? log, requestId: req.requestId ?? '' });
+  const makeContext = (req: Request): EndpointContext => ({
+    redis: viewsRedis,
+    keyPrefix,
+    views,
+    // A getter: the request's logger is made only if the endpoint logs.
+    get log() {
+      return requestLog(req, log);
+    },
+    requestId: req.requestId ?? '',
+  });
   const v1 = express.Router();
   v1.use(identifyCaller(keyStore));
   v1.use(prefetchStamps(endpoints, makeContext, responses));

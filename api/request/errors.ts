@@ -1,3 +1,4 @@
+import { requestLog } from './request-log';
 import type { NextFunction, Request, Response } from 'express';
 import type Redis from 'ioredis';
 import type { Logger } from '../../services/log';
@@ -67,7 +68,7 @@ export function problemHandler(o: { stores: readonly Redis[]; log: Logger; onPro
     const problem = toProblem(err, o.stores);
     if (problem.code === 'InternalError' && !(err instanceof Problem)) {
       const e = err as Error;
-      (req.log ?? o.log).error({ err: { type: e?.name, message: e?.message, stack: e?.stack } }, 'unhandled error');
+      requestLog(req, o.log).error({ err: { type: e?.name, message: e?.message, stack: e?.stack } }, 'unhandled error');
     }
     o.onProblem(problem, req);
     for (const [k, v] of Object.entries(problem.headers)) res.setHeader(k, v);

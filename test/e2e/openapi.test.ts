@@ -70,10 +70,10 @@ function mountedRoutes(app: Express): string[] {
   const walk = (stack: any[], prefix: string) => {
     for (const layer of stack) {
       if (layer.route) {
-        // The 405 guards (allowOnly's methodGuard, on every method) stand beside the real handlers; they are not operations.
-        if (layer.route.stack.some((l: { name: string }) => l.name === 'methodGuard')) continue;
-        for (const method of Object.keys(layer.route.methods)) {
-          out.push(`${method.toUpperCase()} ${(prefix + layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
+        // The 405 guards (methodGuard, on every method) stand beside the real handlers; they are not operations.
+        for (const l of layer.route.stack as { name: string; method?: string }[]) {
+          if (l.name === 'methodGuard' || !l.method) continue;
+          out.push(`${l.method.toUpperCase()} ${(prefix + layer.route.path).replace(/:(\w+)/g, '{$1}')}`);
         }
       } else if (layer.handle?.stack) {
         walk(layer.handle.stack, prefix + (typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : ''));
