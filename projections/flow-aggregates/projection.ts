@@ -26,7 +26,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
- * (contract and coarse, and coarse and net over the partition's underlyings together), its minute's last
+ * (contract and coarse, and coarse and net over the partition's underlyings together; exchange and
+ * ticker-net for whole sessions), its minute's last
  * underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
@@ -55,8 +56,9 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
-  // 2: the market's net cells (ns, nm) were added; a view of layout 1 is rebuilt.
-  format: 2,
+  // 2: the market's net cells (ns, nm) were added; 3: exchange and ticker-net session cells (xs,
+  // ts). A view of an older layout is rebuilt.
+  format: 3,
   topics: [PRINTS],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
@@ -80,6 +82,8 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.marketMinuteCells(d), `${f.minute}|${f.coarse}`, add, addTriples);
       sums.merge(k.marketNetSessionCells(d), f.net, add, addTriples);
       sums.merge(k.marketNetMinuteCells(d), `${f.minute}|${f.net}`, add, addTriples);
+      sums.merge(k.marketExchangeCells(d), f.exchange, add, addTriples);
+      sums.merge(k.tickerNetCells(d), f.tickerNet, add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);
       lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);

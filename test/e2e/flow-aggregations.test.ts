@@ -14,9 +14,9 @@ import { partitionOf } from '../../services/kafka/partition';
 import { EventProducer } from '../../services/kafka/producer';
 import { createRegistry } from '../../services/kafka/clients';
 import { createRedis } from '../../services/redis/client';
-import { FLOW_AGGREGATES_VIEW, type FlowCell } from '../../services/views/flow-aggregates';
+import { CUBE_FIELDS, EXCHANGE_FIELDS, FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, type FlowCell } from '../../services/views/flow-aggregates';
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
-import { readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
+import { cellLevel, readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin } from '../support/kafka-count';
@@ -365,64 +365,81 @@ describe('answers equal brute force over the same prints (random filters, window
 
 describe('the cube and the scan of the prints view agree', () => {
   it('for cube-served queries, at every cell level, forcing the scan gives the same sums', async () => {
-    const sum = (cells: FlowCell[], byTicker: boolean) => {
+    /** Sums per the values of `dims` (cell properties), and per minute when `minutes` (the scan's cells always carry theirs). */
+    const sum = (cells: FlowCell[], dims: (keyof FlowCell)[], minutes: boolean) => {
       const m = new Map<string, number[]>();
       for (const c of cells) {
-        const k = `${c.minute === null ? '' : c.minute}|${byTicker ? c.ticker : '*'}|${c.contractType}|${c.tradeSideCode}|${c.exchange}|${c.moneyness.moneyType}`;
+        const k = [minutes ? c.minute : '', ...dims.map((d) => (d === 'moneyness' ? c.moneyness.moneyType : String(c[d])))].join('|');
         const s = m.get(k) ?? [0, 0, 0];
         m.set(k, [s[0] + c.premiumCents, s[1] + c.tradeCount, s[2] + c.volume]);
       }
       return m;
     };
+    const without = (drop: string[]) => new Set([...CUBE_FIELDS].filter((f) => !drop.includes(f)));
+    // What a query needs -> the level that must serve it, and the cell properties that level keeps.
+    const cases: [needs: ReadonlySet<string>, level: string, dims: (keyof FlowCell)[], minutes: boolean[]][] = [
+      [CUBE_FIELDS, 'contract', ['ticker', 'contractType', 'tradeSideCode', 'exchange', 'moneyness', 'expirationDate', 'strikePrice'], [true, false]],
+      [without(['EXPIRATION_DATE', 'STRIKE_PRICE']), 'coarse', ['ticker', 'contractType', 'tradeSideCode', 'exchange', 'moneyness'], [true, false]],
+      [without(['EXPIRATION_DATE', 'STRIKE_PRICE', 'TICKER']), 'market', ['contractType', 'tradeSideCode', 'exchange', 'moneyness', 'sector'], [true, false]],
+      [NET_FIELDS, 'net', ['contractType', 'tradeSideCode'], [true, false]],
+      [EXCHANGE_FIELDS, 'exchange', ['contractType', 'tradeSideCode', 'exchange', 'isIndex', 'isETF'], [false]],
+      [TICKER_NET_FIELDS, 'ticker-net', ['ticker', 'contractType', 'tradeSideCode', 'sector', 'industry', 'isIndex'], [false]],
+    ];
     for (const [tickers, window] of [
       [undefined, null],
       [['SPX', 'GME'], null],
       [['AAPL'], { startMs: D2_OPEN + 600_000, endMs: D2_OPEN + 4_200_000 }],
     ] as const) {
-      for (const [contractLevel, byTicker] of [
-        [true, true],
-        [false, true],
-        [false, false],
-      ]) {
-        const q: FlowQuery = {
-          cubeVersion: 1,
-          printsVersion: 1,
-          sessions: [D2],
-          window,
-          tickers,
-          predicate: (r) => r.contractType === 'CALL',
-          cubeOnly: true,
-          contractLevel,
-          byTicker,
-          netLevel: false,
-          hints: tickers ? { tickers: [...tickers] } : {},
-        };
-        const paths: string[] = [];
-        const cube = await readFlowCells(redis, config.keyPrefix, q, true, (p) => paths.push(p));
-        const scan = await readFlowCells(redis, config.keyPrefix, { ...q, cubeOnly: false }, true, (p) => paths.push(p));
-        expect(paths).toEqual(['cube', 'scan']);
-        expect(cube.length).toBeLessThan(scan.length);
-        expect(sum(cube, byTicker)).toEqual(sum(scan, byTicker));
-        if (!tickers && !contractLevel && !byTicker) {
-          // The market's net cells: per minute and per session, type and side only, the same sums.
-          const bySide = (cells: FlowCell[], minutes: boolean) => {
-            const m = new Map<string, number[]>();
-            for (const c of cells) {
-              const k = `${minutes ? c.minute : ''}|${c.contractType}|${c.tradeSideCode}`;
-              const s = m.get(k) ?? [0, 0, 0];
-              m.set(k, [s[0] + c.premiumCents, s[1] + c.tradeCount, s[2] + c.volume]);
-            }
-            return m;
+      for (const [needs, level, dims, minuteModes] of cases) {
+        for (const minutes of minuteModes) {
+          const q: FlowQuery = {
+            cubeVersion: 1,
+            printsVersion: 1,
+            sessions: [D2],
+            window,
+            tickers,
+            predicate: (r) => r.contractType === 'CALL' && (!tickers || (tickers as readonly string[]).includes(r.ticker)),
+            cubeOnly: true,
+            needs,
+            hints: tickers ? { tickers: [...tickers] } : {},
           };
-          for (const minutes of [true, false]) {
-            const net = await readFlowCells(redis, config.keyPrefix, { ...q, netLevel: true }, minutes);
-            const coarse = await readFlowCells(redis, config.keyPrefix, q, minutes);
-            expect(net.length).toBeLessThan(coarse.length);
-            expect(bySide(net, minutes)).toEqual(bySide(scan, minutes));
-          }
+          // The whole market reads the level named; pinned tickers and cut sessions, the first finer one that serves them.
+          if (!tickers && !window) expect(cellLevel(q, minutes).name).toBe(level);
+          const paths: string[] = [];
+          const cube = await readFlowCells(redis, config.keyPrefix, q, minutes, (p) => paths.push(p));
+          const scan = await readFlowCells(redis, config.keyPrefix, { ...q, cubeOnly: false }, minutes, (p) => paths.push(p));
+          expect(paths).toEqual(['cube', 'scan']);
+          expect(cube.length).toBeGreaterThan(0);
+          expect(cube.length).toBeLessThan(scan.length);
+          expect(sum(cube, dims, minutes)).toEqual(sum(scan, dims, minutes));
         }
       }
     }
+  });
+
+  it('a coarser level reads fewer cells for the same answer', async () => {
+    const q = (needs: ReadonlySet<string>): FlowQuery => ({
+      cubeVersion: 1,
+      printsVersion: 1,
+      sessions: [D2],
+      window: null,
+      predicate: () => true,
+      cubeOnly: true,
+      needs,
+      hints: {},
+    });
+    const counts = await Promise.all(
+      [NET_FIELDS, EXCHANGE_FIELDS, new Set([...CUBE_FIELDS].filter((f) => f !== 'TICKER' && f !== 'EXPIRATION_DATE' && f !== 'STRIKE_PRICE'))].map(
+        async (needs) => (await readFlowCells(redis, config.keyPrefix, q(needs), false)).length,
+      ),
+    );
+    expect(counts[0]).toBeLessThan(counts[1]);
+    expect(counts[1]).toBeLessThan(counts[2]);
+    const tickerNet = (await readFlowCells(redis, config.keyPrefix, q(TICKER_NET_FIELDS), false)).length;
+    const coarse = (
+      await readFlowCells(redis, config.keyPrefix, q(new Set([...CUBE_FIELDS].filter((f) => f !== 'EXPIRATION_DATE' && f !== 'STRIKE_PRICE'))), false)
+    ).length;
+    expect(tickerNet).toBeLessThan(coarse);
   });
 });
 

@@ -7,6 +7,10 @@ import {
   cellField,
   cellFields,
   NET_FIELDS,
+  EXCHANGE_FIELDS,
+  TICKER_NET_FIELDS,
+  parseExchangeCell,
+  parseTickerNetCell,
   cellOfPrint,
   contractId,
   decodeBar,
@@ -111,6 +115,34 @@ describe('flow-aggregates cells', () => {
           contractType: p.contractType,
           tradeSideCode: p.tradeSideCode,
         });
+      }),
+    );
+  });
+
+  it.each([
+    ['exchange', EXCHANGE_FIELDS, parseExchangeCell],
+    ['tickerNet', TICKER_NET_FIELDS, parseTickerNetCell],
+  ] as const)('the %s cell parses back to the fields its level carries; prints alike in those fields share it', (level, carries, parse) => {
+    fc.assert(
+      fc.property(printArb, printArb, (p, other) => {
+        const field = cellFields(p)[level];
+        const c = parse(field, '7,2,9');
+        const want = cellOfPrint(p, false);
+        for (const f of carries) expect(UNCONSOLIDATED_FIELDS.lookup(f)!.get(c as never)).toEqual(UNCONSOLIDATED_FIELDS.lookup(f)!.get(want as never));
+        expect(c).toMatchObject({ minute: null, premiumCents: 7, tradeCount: 2, volume: 9 });
+        // Another print with the same values of the carried fields falls in the same cell; the field says nothing else.
+        const same = {
+          ...other,
+          contractType: p.contractType,
+          tradeSideCode: p.tradeSideCode,
+          ticker: p.ticker,
+          exchange: p.exchange,
+          sector: p.sector,
+          industry: p.industry,
+          isETF: p.isETF,
+          isIndex: p.isIndex,
+        };
+        expect(cellFields(same)[level]).toBe(field);
       }),
     );
   });

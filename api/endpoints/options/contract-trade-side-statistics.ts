@@ -1,7 +1,7 @@
 import { TRADE_SIDES } from '../../../services/domain/order-flow';
 import { UNCONSOLIDATED_FILTERS } from '../../fields/option-trade';
 import { readFlowCells } from '../../views/flow-aggregates/reader';
-import { dollars, flowEndpoint } from './flow-aggregation';
+import { TYPE_AND_SIDE, dollars, flowEndpoint } from './flow-aggregation';
 
 /**
  * POST /v1/options/tool/contract-trade-side-statistics: contractType -> trade side -> the selected
@@ -41,7 +41,7 @@ export const contractTradeSideStatistics = flowEndpoint({
   filterExtras: { osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol.' } },
   expression: true,
   bucketed: false,
-  foldsByTypeAndSide: true,
+  foldsBy: TYPE_AND_SIDE,
   required: ['dataMode'],
   extras: { dataMode: { enum: Object.keys(MODES), description: 'PREMIUM (dollars), TRADE_COUNT (prints) or VOLUME (contracts).' } },
   dataSchema: { type: 'object', additionalProperties: false, properties: { CALL: SIDE_MAP, PUT: SIDE_MAP } },

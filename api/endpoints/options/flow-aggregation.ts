@@ -10,7 +10,7 @@ import { viewSegments, viewStamp } from '../../tables/view-state';
 import { readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
 import { bucketStarts, rollUp, sessionBucketStart } from '../../request/aggregation/buckets';
 import { directionOf } from '../../../services/domain/order-flow';
-import { CONTRACT_FIELDS, CUBE_FIELDS, FLOW_AGGREGATES_VIEW, NET_FIELDS, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
+import { CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
 import { filterSchema, hintsOf } from './order-flow-tape';
 
 /**
@@ -54,10 +54,12 @@ export interface FlowEndpointSpec {
   /** The schema of `data`. */
   dataSchema: JsonSchema;
   examples: Record<string, EndpointExample>;
-  /** Whether the answer is per ticker (each cell must name its underlying). */
-  perTicker?: boolean;
-  /** Whether the answer reads nothing of a cell but its contract type, side and sums (net cells can serve it). */
-  foldsByTypeAndSide?: boolean;
+  /**
+   * The row fields the answer reads from a cell besides its sums (e.g. TICKER for an answer per
+   * ticker): with the fields the filter reads, they choose the smallest cell level that serves
+   * the request (reader.ts cellLevel). Every cube field when absent.
+   */
+  foldsBy?: readonly string[];
   /** Overrides the generic filter parsing (option-price-over-time's contract identifier). */
   parseFilter?(raw: unknown): ParsedFilter<Row>;
   answer(req: FlowRequest, ctx: EndpointContext & { onPath?: (p: FlowPath) => void }): Promise<unknown>;
@@ -127,7 +129,6 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
       const predicate = and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
       const read = [...fieldsRead(filter, spec.filters, expression)];
       const cubeOnly = read.every((f) => CUBE_FIELDS.has(f));
-      const contractLevel = read.some((f) => CONTRACT_FIELDS.has(f));
 
       const [cubeVersion, printsVersion] = await Promise.all([ctx.views.version(FLOW_AGGREGATES_VIEW), ctx.views.version(ORDER_FLOW_PRINTS_VIEW)]);
       let sessions: string[] = [];
@@ -147,9 +148,7 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         tickers,
         predicate,
         cubeOnly,
-        contractLevel,
-        byTicker: spec.perTicker === true || read.includes('TICKER'),
-        netLevel: spec.foldsByTypeAndSide === true && read.every((f) => NET_FIELDS.has(f)),
+        needs: new Set([...read, ...(spec.foldsBy ?? CUBE_FIELDS)]),
         hints: hintsOf(filter),
       };
       const singleTicker = tickers && tickers.length === 1 ? tickers[0] : null;
@@ -157,6 +156,9 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
     },
   };
 }
+
+/** foldsBy of an answer by contract type and side (sentiment follows from them). */
+export const TYPE_AND_SIDE = ['CONTRACT_TYPE', 'TRADE_SIDE_CODE', 'SENTIMENT_TYPE'] as const;
 
 /** Dollars from integer cents (sums are kept in cents so that every path adds exactly). */
 export function dollars(cents: number): number {

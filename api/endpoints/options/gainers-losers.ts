@@ -2,7 +2,7 @@ import type { FilterParam } from '../../request/filter-object';
 import { OPTION_TRADE_FILTERS } from '../../fields/option-trade';
 import { orderedMap } from '../../request/aggregation/ordered-map';
 import { readFlowCells } from '../../views/flow-aggregates/reader';
-import { dollars, flowEndpoint } from './flow-aggregation';
+import { TYPE_AND_SIDE, dollars, flowEndpoint } from './flow-aggregation';
 
 /**
  * POST /v1/options/tool/gainers-losers: per underlying (alphabetical), bullish and bearish premium
@@ -31,7 +31,8 @@ export const gainersLosers = flowEndpoint({
   },
   expression: true,
   bucketed: false,
-  perTicker: true,
+  // Sentiment is a function of type and side; sector and industry filters are per ticker.
+  foldsBy: ['TICKER', ...TYPE_AND_SIDE],
   dataSchema: {
     type: 'object',
     additionalProperties: {

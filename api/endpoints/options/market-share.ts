@@ -31,6 +31,7 @@ export const marketShare = flowEndpoint({
   filterExtras: { osi: { type: ['string', 'null'], description: 'One contract: its 21-character OSI symbol.' } },
   expression: true,
   bucketed: false,
+  foldsBy: ['EXCHANGE', 'IS_INDEX', 'CONTRACT_TYPE'],
   dataSchema: {
     type: 'object',
     additionalProperties: {

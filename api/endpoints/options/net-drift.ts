@@ -1,7 +1,7 @@
 import { OPTION_TRADE_FILTERS } from '../../fields/option-trade';
 import { bucketKey } from '../../request/aggregation/buckets';
 import { orderedMap } from '../../request/aggregation/ordered-map';
-import { dollars, flowEndpoint, netBuckets, type LegSums } from './flow-aggregation';
+import { TYPE_AND_SIDE, dollars, flowEndpoint, netBuckets, type LegSums } from './flow-aggregation';
 
 /**
  * POST /v1/options/tool/net-drift: per bucket, the net premium (dollars) and contracts of calls
@@ -23,7 +23,7 @@ export const netDrift = flowEndpoint({
   filters: OPTION_TRADE_FILTERS.filter((f) => KEYS.includes(f.key)),
   expression: true,
   bucketed: true,
-  foldsByTypeAndSide: true,
+  foldsBy: TYPE_AND_SIDE,
   dataSchema: {
     type: 'object',
     description: 'Bucket start (epoch-ms string) -> values.',

@@ -1,7 +1,7 @@
 import { OPTION_TRADE_FILTERS } from '../../fields/option-trade';
 import { bucketKey } from '../../request/aggregation/buckets';
 import { orderedMap } from '../../request/aggregation/ordered-map';
-import { flowEndpoint, netBuckets } from './flow-aggregation';
+import { TYPE_AND_SIDE, flowEndpoint, netBuckets } from './flow-aggregation';
 
 /**
  * POST /v1/options/tool/net-flow: per bucket, net call and put flow: premium (integer cents) or
@@ -20,7 +20,7 @@ export const netFlow = flowEndpoint({
   filters: OPTION_TRADE_FILTERS.filter((f) => KEYS.includes(f.key)),
   expression: true,
   bucketed: true,
-  foldsByTypeAndSide: true,
+  foldsBy: TYPE_AND_SIDE,
   required: ['dataMode'],
   extras: { dataMode: { enum: [...MODES], description: 'NET_PREMIUM (cents) or NET_VOLUME (contracts).' } },
   dataSchema: {

@@ -3,6 +3,13 @@ import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { fromDayNumber, nyLocalToEpochMs, toDayNumber } from '../../../services/domain/calendar';
 import { partitionOf } from '../../../services/kafka/partition';
 import {
+  CONTRACT_FIELDS,
+  CUBE_FIELDS,
+  EXCHANGE_FIELDS,
+  NET_FIELDS,
+  TICKER_NET_FIELDS,
+  parseExchangeCell,
+  parseTickerNetCell,
   FLOW_AGGREGATES_VIEW,
   FlowAggregateKeys,
   MINUTE_MS,
@@ -44,12 +51,11 @@ export interface FlowQuery {
   predicate(row: OrderFlowPrintRow): boolean;
   /** Whether `predicate` reads only fields a cell carries (CUBE_FIELDS). */
   cubeOnly: boolean;
-  /** Whether `predicate` reads a field only contract-level cells carry (CONTRACT_FIELDS). */
-  contractLevel: boolean;
-  /** Whether each cell must name its underlying (the answer is per ticker, or the predicate reads TICKER). */
-  byTicker: boolean;
-  /** Whether the answer folds and the predicate filters by contract type and side only (NET_FIELDS): net cells serve it. */
-  netLevel: boolean;
+  /**
+   * The row fields each cell must carry: those the predicate reads and those the answer folds by.
+   * The reader reads the smallest cell level that carries them all (LEVELS).
+   */
+  needs: ReadonlySet<string>;
   /** Narrowing hints for a scan (api/views/order-flow/planner.ts). */
   hints: OrderFlowHints;
 }
@@ -106,6 +112,90 @@ async function tickerTargets(redis: Redis, prefix: string, version: number, q: F
 }
 
 /**
+ * A level of cells the reader can read: the row fields its cells carry, whether it is one hash per
+ * underlying (listed per partition) or one per partition, whether it has minute hashes, and its
+ * keys and field format.
+ */
+interface Level {
+  name: string;
+  carries: ReadonlySet<string>;
+  perTicker: boolean;
+  minutes: boolean;
+  /** Whether pinned tickers may read it (a partition's hash holds every underlying of the partition). */
+  pinned: boolean;
+  key(k: FlowAggregateKeys, d: string, ticker: string, byMinute: boolean): string;
+  parse(ticker: string, field: string, value: string, byMinute: boolean): FlowCell;
+}
+
+const MARKET_FIELDS = new Set([...CUBE_FIELDS].filter((f) => !CONTRACT_FIELDS.has(f) && f !== 'TICKER'));
+const COARSE_FIELDS = new Set([...CUBE_FIELDS].filter((f) => !CONTRACT_FIELDS.has(f)));
+
+/** Cheapest first: the first that carries what a query needs answers it. */
+const LEVELS: readonly Level[] = [
+  {
+    name: 'net',
+    carries: NET_FIELDS,
+    perTicker: false,
+    minutes: true,
+    pinned: true,
+    key: (k, d, _t, m) => (m ? k.marketNetMinuteCells(d) : k.marketNetSessionCells(d)),
+    parse: parseCell,
+  },
+  {
+    name: 'exchange',
+    carries: EXCHANGE_FIELDS,
+    perTicker: false,
+    minutes: false,
+    pinned: true,
+    key: (k, d) => k.marketExchangeCells(d),
+    parse: (_t, f, v) => parseExchangeCell(f, v),
+  },
+  {
+    name: 'ticker-net',
+    carries: TICKER_NET_FIELDS,
+    perTicker: false,
+    minutes: false,
+    pinned: false,
+    key: (k, d) => k.tickerNetCells(d),
+    parse: (_t, f, v) => parseTickerNetCell(f, v),
+  },
+  {
+    name: 'market',
+    carries: MARKET_FIELDS,
+    perTicker: false,
+    minutes: true,
+    pinned: true,
+    key: (k, d, _t, m) => (m ? k.marketMinuteCells(d) : k.marketSessionCells(d)),
+    parse: parseCell,
+  },
+  {
+    name: 'coarse',
+    carries: COARSE_FIELDS,
+    perTicker: true,
+    minutes: true,
+    pinned: true,
+    key: (k, d, t, m) => (m ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t)),
+    parse: parseCell,
+  },
+  {
+    name: 'contract',
+    carries: CUBE_FIELDS,
+    perTicker: true,
+    minutes: true,
+    pinned: true,
+    key: (k, d, t, m) => (m ? k.minuteCells(d, t) : k.sessionCells(d, t)),
+    parse: parseCell,
+  },
+];
+
+/** The level a query reads: the cheapest carrying every field it needs, with minutes if it reads any. */
+export function cellLevel(q: Pick<FlowQuery, 'needs' | 'tickers'>, minutes: boolean): Level {
+  // Pinned underlyings are read from cells that name theirs.
+  const needs = q.tickers ? [...q.needs, 'TICKER'] : [...q.needs];
+  return LEVELS.find((l) => (l.minutes || !minutes) && (l.pinned || !q.tickers) && needs.every((f) => l.carries.has(f)))!;
+}
+
+/**
  * The cells matching a query. `minutes`: 1-minute cells (clock-bucketed answers) for every
  * session; else whole-session cells (which then carry their sessionDate), except for a session
  * the window cuts, whose minutes within it are read. The scan gives one cell per print, with its
@@ -122,28 +212,24 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   if (q.cubeVersion === null) return out;
   // A session the window holds whole is answered by its session cells; one it cuts, by minutes.
   const minuteSessions = new Set(minutes ? q.sessions : q.sessions.filter((d) => q.window !== null && !holdsSession(q.window, d)));
-  // Whole-market answers that need no ticker read each partition's underlyings summed together:
-  // its net cells when type and side are all the answer needs, else its coarse cells.
-  const market = !q.contractLevel && !q.byTicker && !q.tickers;
+  const level = cellLevel(q, minuteSessions.size > 0);
   const version = q.cubeVersion;
-  const targets = market
-    ? partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]))
-    : await tickerTargets(redis, prefix, version, q);
+  // A per-partition level (the underlyings of a partition together) reads one hash per partition
+  // and session, however many underlyings; a per-underlying level, one per underlying.
+  const targets = level.perTicker
+    ? await tickerTargets(redis, prefix, version, q)
+    : (q.tickers ? [...new Set(q.tickers.map((t) => partitionOf(t, MARKET_PARTITIONS)))] : partitions()).flatMap((p) =>
+        q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]),
+      );
   const pipe = redis.pipeline();
-  for (const [k, d, t] of targets) {
-    const byMinute = minuteSessions.has(d);
-    if (market && q.netLevel) pipe.hgetall(byMinute ? k.marketNetMinuteCells(d) : k.marketNetSessionCells(d));
-    else if (market) pipe.hgetall(byMinute ? k.marketMinuteCells(d) : k.marketSessionCells(d));
-    else if (q.contractLevel) pipe.hgetall(byMinute ? k.minuteCells(d, t) : k.sessionCells(d, t));
-    else pipe.hgetall(byMinute ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t));
-  }
+  for (const [k, d, t] of targets) pipe.hgetall(level.key(k, d, t, minuteSessions.has(d)));
   const res = (await pipe.exec())!;
   targets.forEach(([, d, t], i) => {
     const [err, hash] = res[i] as [Error | null, Record<string, string>];
     if (err) throw err;
     const byMinute = minuteSessions.has(d);
     for (const field in hash) {
-      const c = parseCell(t, field, hash[field], byMinute);
+      const c = level.parse(t, field, hash[field], byMinute);
       if (c.minute !== null && !inWindow(q.window, c.minute)) continue;
       if (!byMinute) c.sessionDate = d;
       if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);

@@ -87,6 +87,15 @@ export const CONTRACT_FIELDS: ReadonlySet<string> = new Set(['EXPIRATION_DATE', 
  */
 export const NET_FIELDS: ReadonlySet<string> = new Set(['CONTRACT_TYPE', 'TRADE_SIDE_CODE', 'SENTIMENT_TYPE']);
 
+/** The row fields an exchange cell carries: contract type, side, exchange and the two flags (market-share). */
+export const EXCHANGE_FIELDS: ReadonlySet<string> = new Set([...NET_FIELDS, 'EXCHANGE', 'IS_ETF', 'IS_INDEX']);
+
+/**
+ * The row fields a ticker-net cell carries: the underlying with what is constant per underlying
+ * (sector, industry, the flags), contract type and side (gainers-losers).
+ */
+export const TICKER_NET_FIELDS: ReadonlySet<string> = new Set([...NET_FIELDS, 'TICKER', 'SECTOR', 'INDUSTRY', 'IS_ETF', 'IS_INDEX']);
+
 /** contract: every dimension; coarse: no expiration or strike; net: contract type and side only. */
 export type CellLevel = 'contract' | 'coarse' | 'net';
 
@@ -137,15 +146,64 @@ export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 
  * print under six of them, and joining the dimensions six times was a large part of its CPU.
  * Equal to cellField's strings (unit-tested).
  */
-export function cellFields(p: CubePrint): { minute: string; contract: string; coarse: string; net: string } {
+export function cellFields(p: CubePrint): { minute: string; contract: string; coarse: string; net: string; exchange: string; tickerNet: string } {
   const net = `${p.contractType === 'CALL' ? 'C' : 'P'}|${SIDE_CODE[p.tradeSideCode]}`;
-  const rest = `${p.moneyness.moneyType}|${p.exchange}|${p.sector}|${p.industry}|${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`;
+  const flags = `${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`;
+  const rest = `${p.moneyness.moneyType}|${p.exchange}|${p.sector}|${p.industry}|${flags}`;
   return {
     minute: String(p.tradeTime >= 0 ? Math.floor(p.tradeTime / MINUTE_MS) : 0),
     contract: `${net}|${p.expirationDate}|${p.strikePrice}|${rest}`,
     coarse: `${net}|${DROPPED}|${DROPPED}|${rest}`,
     net,
+    exchange: `${net}|${p.exchange}|${flags}`,
+    tickerNet: `${p.ticker}|${net}|${p.sector}|${p.industry}|${flags}`,
   };
+}
+
+/** A cell with only contract type, side and sums known; the level's parser fills in what it carries. */
+function bareCell(ticker: string, ct: string, side: string, value: string): FlowCell {
+  const [p, n, v] = value.split(',').map(Number);
+  const contractType = ct === 'C' ? 'CALL' : 'PUT';
+  const tradeSideCode = SIDE_OF[side];
+  return {
+    minute: null,
+    ticker,
+    contractType,
+    tradeSideCode,
+    expirationDate: DROPPED,
+    strikePrice: NaN,
+    moneyness: { moneyType: DROPPED as MoneyType },
+    exchange: DROPPED,
+    sector: DROPPED,
+    industry: DROPPED,
+    isETF: false,
+    isIndex: false,
+    sentimentType: sentimentOfCell(contractType, tradeSideCode),
+    premiumCents: p,
+    tradeCount: n,
+    volume: v,
+  };
+}
+
+/** A whole-session exchange cell (cellFields().exchange) back as a FlowCell; the ticker is dropped. */
+export function parseExchangeCell(field: string, value: string): FlowCell {
+  const [ct, side, exchange, flags] = field.split('|');
+  const c = bareCell(DROPPED, ct, side, value);
+  c.exchange = exchange;
+  c.isETF = flags[0] === '1';
+  c.isIndex = flags[1] === '1';
+  return c;
+}
+
+/** A whole-session ticker-net cell (cellFields().tickerNet) back as a FlowCell. */
+export function parseTickerNetCell(field: string, value: string): FlowCell {
+  const [ticker, ct, side, sector, industry, flags] = field.split('|');
+  const c = bareCell(ticker, ct, side, value);
+  c.sector = sector;
+  c.industry = industry;
+  c.isETF = flags[0] === '1';
+  c.isIndex = flags[1] === '1';
+  return c;
 }
 
 /** A stored cell (field and value) of underlying `ticker` back as a FlowCell. */

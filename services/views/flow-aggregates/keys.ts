@@ -15,6 +15,10 @@ import type { PartitionKeys } from '../keys';
  *                            partition together (whole-market answers that need no ticker)
  *   <D>:ns, <D>:nm     hash  net whole-session and 1-minute cells of the partition: contract type and
  *                            side only (whole-market answers that fold and filter by nothing else)
+ *   <D>:xs             hash  exchange whole-session cells of the partition: contract type, side, exchange
+ *                            and flags (market-share over the whole market)
+ *   <D>:ts             hash  ticker-net whole-session cells of the partition: underlying, contract type,
+ *                            side and what is constant per underlying (gainers-losers over many tickers)
  *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
@@ -55,6 +59,12 @@ export class FlowAggregateKeys {
   }
   marketNetMinuteCells(d: string): string {
     return this.p.key(d, 'nm');
+  }
+  marketExchangeCells(d: string): string {
+    return this.p.key(d, 'xs');
+  }
+  tickerNetCells(d: string): string {
+    return this.p.key(d, 'ts');
   }
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
