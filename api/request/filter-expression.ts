@@ -130,12 +130,15 @@ export interface CompiledExpression<Row> {
   predicate: Predicate<Row>;
   /** Every field the expression reads (lets a view fetch extra data only when needed). */
   fields: Set<string>;
+  /** The values each field is compared with (lets a view tell whether stored tiers answer a term). */
+  constants: Map<string, unknown[]>;
 }
 
 export function compileExpression<Row>(raw: unknown, fields: FieldSet<Row>, form: 'A' | 'B' = 'A', root = 'filterExpression'): CompiledExpression<Row> {
   const syn = form === 'A' ? FORM_A : FORM_B;
   let nodes = 0;
   const used = new Set<string>();
+  const constants = new Map<string, unknown[]>();
 
   const compile = (node: unknown, path: string, depth: number): Predicate<Row> => {
     if (++nodes > LIMITS.maxNodes) throw invalid(root, `has more than ${LIMITS.maxNodes} nodes`);
@@ -174,8 +177,10 @@ export function compileExpression<Row>(raw: unknown, fields: FieldSet<Row>, form
     const values = raws.map((v, i) => parseFieldValue(field, v, hasValues ? `${path}.values[${i}]` : `${path}.value`));
     const term: Term<Row> = { field, op, values };
     checkTerm(term, path);
+    constants.set(field.name, [...(constants.get(field.name) ?? []), ...values]);
     return termPredicate(term);
   };
 
-  return { predicate: compile(raw, root, 1), fields: used };
+  const predicate = compile(raw, root, 1);
+  return { predicate, fields: used, constants };
 }

@@ -26,8 +26,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
- * (contract and coarse, and coarse and net over the partition's underlyings together; exchange and
- * ticker-net for whole sessions), its minute's last
+ * (contract and coarse, and coarse, net and premium-tier net over the partition's underlyings
+ * together; exchange and ticker-net for whole sessions), its minute's last
  * underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
@@ -56,8 +56,8 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
-  // 2: the market's net cells (ns, nm) were added; 3: exchange and ticker-net session cells (xs,
-  // ts). A view of an older layout is rebuilt.
+  // 2: the market's net cells (ns, nm) were added; 3: premium-tier net cells (ps, pm), exchange and
+  // ticker-net session cells (xs, ts). A view of an older layout is rebuilt.
   format: 3,
   topics: [PRINTS],
 
@@ -82,6 +82,8 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.marketMinuteCells(d), `${f.minute}|${f.coarse}`, add, addTriples);
       sums.merge(k.marketNetSessionCells(d), f.net, add, addTriples);
       sums.merge(k.marketNetMinuteCells(d), `${f.minute}|${f.net}`, add, addTriples);
+      sums.merge(k.premiumNetSessionCells(d), f.premiumNet, add, addTriples);
+      sums.merge(k.premiumNetMinuteCells(d), `${f.minute}|${f.premiumNet}`, add, addTriples);
       sums.merge(k.marketExchangeCells(d), f.exchange, add, addTriples);
       sums.merge(k.tickerNetCells(d), f.tickerNet, add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);

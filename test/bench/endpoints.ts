@@ -1,7 +1,7 @@
 /**
  * Every endpoint, side by side with the ceiling of its stack and with PostgreSQL, in one run:
  *
- *   npm run bench:endpoints -- [--workers N] [--api-root DIR] [--only TEXT] [--seconds 5]
+ *   npm run bench:endpoints -- [--workers N] [--api-root DIR] [--only TEXT] [--families F,G] [--seconds 5]
  *                              [--clients 1,32] [--label NAME] [--check] [--table RESULTS.json]
  *
  * For each of the twenty endpoints a typical request and, where it has one, a heavy one (the
@@ -20,7 +20,8 @@
  * tapes (cases/flow-aggregations.ts, as flow-aggregations.ts); the `dev` history's volatility
  * (400 sessions, 2 with ticks), open interest (400 sessions) and equities (a tick session and 30
  * before it); a week of news. `--only TEXT` keeps the cases whose endpoint or name contains TEXT
- * (and loads only their families when TEXT names an endpoint); `--check` compares the answers and
+ * (and loads only their families when TEXT names an endpoint; `--families flow,news` loads only
+ * those, for a TEXT that names no endpoint); `--check` compares the answers and
  * times nothing; `--table FILE` prints an earlier results file's table. Load comes from wrk and
  * pgbench (`apt-get install -y wrk postgresql-client`).
  * Results: test/bench/results/endpoints[-NAME].json (`--label NAME`; `--only` without a label
@@ -54,6 +55,7 @@ const { values } = parseArgs({
     workers: { type: 'string', default: String(os.cpus().length) },
     'api-root': { type: 'string' },
     only: { type: 'string', default: '' },
+    families: { type: 'string', default: '' },
     seconds: { type: 'string', default: '5' },
     clients: { type: 'string', default: '1,32' },
     label: { type: 'string' },
@@ -98,7 +100,10 @@ const FAMILIES = {
   news: ['news-articles'],
 };
 const namesEndpoint = Object.values(FAMILIES).some((eps) => eps.some((e) => e.includes(ONLY)));
-const wanted = (family: keyof typeof FAMILIES) => !ONLY || !namesEndpoint || FAMILIES[family].some((e) => e.includes(ONLY));
+const FAMILY_LIST = values.families ? values.families.split(',') : [];
+for (const f of FAMILY_LIST) if (!(f in FAMILIES)) throw new Error(`--families: no family ${f} (${Object.keys(FAMILIES).join(', ')})`);
+const wanted = (family: keyof typeof FAMILIES) =>
+  FAMILY_LIST.length ? FAMILY_LIST.includes(family) : !ONLY || !namesEndpoint || FAMILIES[family].some((e) => e.includes(ONLY));
 
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -17,6 +17,11 @@ import { createRedis } from '../../services/redis/client';
 import { CUBE_FIELDS, EXCHANGE_FIELDS, FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, type FlowCell } from '../../services/views/flow-aggregates';
 import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
 import { cellLevel, readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
+import { ViewPointers } from '../../api/views/pointer';
+import type { EndpointDef } from '../../api/request/endpoint';
+import { contractTradeSideStatistics } from '../../api/endpoints/options/contract-trade-side-statistics';
+import { netFlow } from '../../api/endpoints/options/net-flow';
+import { createLogger } from '../../services/log';
 import { testConfig, waitFor } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { logEndAdmin } from '../support/kafka-count';
@@ -440,6 +445,57 @@ describe('the cube and the scan of the prints view agree', () => {
       await readFlowCells(redis, config.keyPrefix, q(new Set([...CUBE_FIELDS].filter((f) => f !== 'EXPIRATION_DATE' && f !== 'STRIKE_PRICE'))), false)
     ).length;
     expect(tickerNet).toBeLessThan(coarse);
+  });
+});
+
+describe('premium tiers', () => {
+  /** Which path an endpoint takes for a body (the handler, called as the API calls it). */
+  async function pathOf(def: EndpointDef, body: Record<string, unknown>): Promise<string[]> {
+    const paths: string[] = [];
+    const views = new ViewPointers(redis, config.keyPrefix, 0);
+    const ctx = { redis, keyPrefix: config.keyPrefix, views, log: createLogger('t', 'silent'), requestId: 't', onPath: (p: string) => paths.push(p) };
+    await def.handle(body, ctx);
+    return paths;
+  }
+  const ranges = [{ min: 1_000 }, { max: 1_000 }, { min: 5_000, max: 50_000 }, { min: 10_000, max: 10_000 }, { min: 100_000 }];
+
+  it('a premium range or PREMIUM terms on tier bounds are answered from tier cells, equal to brute force', async () => {
+    for (const premiumRange of ranges) {
+      for (const filter of [{ premiumRange }, { premiumRange, contractTypes: ['CALL'], tradeSideCodes: ['A', 'BB'] }]) {
+        for (const time of [
+          {},
+          { sessionDate: D1 },
+          { timeRange: { startTime: new Date(D2_OPEN).toISOString(), endTime: new Date(D2_OPEN + 7_200_000).toISOString() } },
+        ]) {
+          const ctss = { ...time, filter, dataMode: 'PREMIUM' };
+          expect(await pathOf(contractTradeSideStatistics, ctss)).toEqual(['cube']);
+          expectSame(await ok(CTSS, ctss), oracle.contractTradeSideStatistics(rows, ctss), ctss);
+          // net-flow takes no premiumRange: the same bounds as PREMIUM terms.
+          const terms = [
+            ...(premiumRange.min === undefined ? [] : [{ field: 'PREMIUM', operation: '>=', value: premiumRange.min }]),
+            ...(premiumRange.max === undefined ? [] : [{ field: 'premium', operation: '<=', value: premiumRange.max }]),
+            { field: 'CONTRACT_TYPE', operation: '=', value: 'PUT' },
+          ];
+          const nf = { ...time, filterExpression: { conjunction: 'AND', filters: terms }, aggregationPeriod: '15m', dataMode: 'NET_PREMIUM' };
+          expect(await pathOf(netFlow, nf)).toEqual(['cube']);
+          expectSame(await ok(NF, nf), oracle.netFlow(rows, nf), nf);
+        }
+      }
+    }
+  });
+
+  it('a bound between tier bounds (in the range or a PREMIUM term), or another scanned filter beside it, scans, with the same answers', async () => {
+    const bodies = [
+      { filter: { premiumRange: { min: 1_500 } } },
+      { filter: { premiumRange: { min: 1_000 } }, filterExpression: { field: 'PREMIUM', operation: '<', value: 40_000 } },
+      { filter: { premiumRange: { min: 1_000 }, sizeRange: { min: 5 } } },
+      { filter: { premiumRange: { min: 1_000 }, exchanges: [EXCHANGES[0]] } },
+    ];
+    for (const b of bodies) {
+      const body = { ...b, dataMode: 'TRADE_COUNT' };
+      expect(await pathOf(contractTradeSideStatistics, body)).toEqual(['scan']);
+      expectSame(await ok(CTSS, body), oracle.contractTradeSideStatistics(rows, body), body);
+    }
   });
 });
 

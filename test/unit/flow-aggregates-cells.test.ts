@@ -10,6 +10,11 @@ import {
   EXCHANGE_FIELDS,
   TICKER_NET_FIELDS,
   parseExchangeCell,
+  parsePremiumNetCell,
+  premiumTier,
+  tierPremium,
+  isTierBound,
+  PREMIUM_TIER_BOUNDS,
   parseTickerNetCell,
   cellOfPrint,
   contractId,
@@ -197,6 +202,52 @@ describe('flow-aggregates cells', () => {
 
   it('contract ids keep the strike exactly', () => {
     expect(contractId('SPX', '2026-12-18', 'PUT', 5412.5)).toBe('SPX|2026-12-18|P|5412.5');
+  });
+});
+
+describe('premium tiers', () => {
+  const bound = fc.constantFrom(...PREMIUM_TIER_BOUNDS);
+  // Premiums at the bounds, a cent either side, and anywhere between and beyond them.
+  const premium = fc.oneof(
+    bound,
+    bound.map((b) => b + 0.01),
+    bound.map((b) => b - 0.01),
+    fc.double({ min: 0, max: 30_000_000, noNaN: true }),
+    fc.constant(0),
+  );
+
+  it('every premium of a tier gets the verdict of the tier premium for any range or comparison with tier bounds', () => {
+    fc.assert(
+      fc.property(premium, fc.option(bound, { nil: null }), fc.option(bound, { nil: null }), bound, (p, lo, hi, b) => {
+        const inRange = (x: number) => (lo === null || x >= lo) && (hi === null || x <= hi);
+        const t = tierPremium(premiumTier(p));
+        expect(inRange(t)).toBe(inRange(p));
+        // The comparisons of a PREMIUM term with a bound, each.
+        for (const cmp of [(x: number) => x < b, (x: number) => x > b, (x: number) => x === b, (x: number) => x !== b]) expect(cmp(t)).toBe(cmp(p));
+        expect(isTierBound(lo) && isTierBound(hi)).toBe(true);
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('a bound itself has a tier of its own; a premium between bounds shares its tier with its neighbours', () => {
+    expect(premiumTier(1_000)).toBe('=0');
+    expect(premiumTier(999.99)).toBe('0');
+    expect(premiumTier(1_000.01)).toBe('1');
+    expect(premiumTier(4_999.99)).toBe('1');
+    expect(premiumTier(20_000_000)).toBe(String(PREMIUM_TIER_BOUNDS.length));
+    expect(isTierBound(1_500)).toBe(false);
+    const p = fc.sample(printArb, 1)[0];
+    const c = parsePremiumNetCell(`7|${cellFields({ ...p, premium: 5_000 }).premiumNet}`, '1,2,3', true);
+    expect(c).toMatchObject({
+      minute: 7 * 60_000,
+      premium: 5_000,
+      contractType: p.contractType,
+      tradeSideCode: p.tradeSideCode,
+      premiumCents: 1,
+      tradeCount: 2,
+      volume: 3,
+    });
   });
 });
 

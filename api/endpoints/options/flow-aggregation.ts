@@ -7,10 +7,10 @@ import { filterPredicate, parseFilterObject, type FilterParam, type ParsedFilter
 import { parseTimeSelection, selectionSpanMs, selectorSchemas, sessionsCovered, type TimeSelection } from '../../request/time-selectors';
 import { fragments, type JsonSchema } from '../../request/validate';
 import { viewSegments, viewStamp } from '../../tables/view-state';
-import { readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
+import { levelFor, readFlowCells, readLastPrices, type FlowPath, type FlowQuery } from '../../views/flow-aggregates/reader';
 import { bucketStarts, rollUp, sessionBucketStart } from '../../request/aggregation/buckets';
 import { directionOf } from '../../../services/domain/order-flow';
-import { CUBE_FIELDS, FLOW_AGGREGATES_VIEW, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
+import { CUBE_FIELDS, FLOW_AGGREGATES_VIEW, PREMIUM_TIER, isTierBound, laterOf, type LastPrice } from '../../../services/views/flow-aggregates';
 import { filterSchema, hintsOf } from './order-flow-tape';
 
 /**
@@ -85,6 +85,31 @@ function fieldsRead(filter: ParsedFilter<Row>, params: readonly FilterParam[], e
   return out;
 }
 
+/**
+ * The fields a request's cells must carry (those its filter reads and its answer folds by), and
+ * whether the cube serves it. A filter comparing the premium with tier bounds only (premiumRange,
+ * PREMIUM terms of the expression) reads the premium tier instead of the premium, where a cell
+ * level carries the tier with the rest: a comparison with tier bounds is constant on each tier.
+ * Otherwise a filter on the premium scans the prints.
+ */
+function cellNeeds(
+  read: readonly string[],
+  filter: ParsedFilter<Row>,
+  expression: CompiledExpression<Row> | null,
+  foldsBy: readonly string[] | undefined,
+  tickers: readonly string[] | undefined,
+): { needs: Set<string>; cubeOnly: boolean } {
+  const needs = new Set([...read, ...(foldsBy ?? CUBE_FIELDS)]);
+  // Every premium the filter compares with: the range's bounds and the expression's PREMIUM values.
+  const range = (filter.values.get('premiumRange') as (number | null)[] | undefined) ?? [];
+  const compared = [...range, ...((expression?.constants.get('PREMIUM') as number[] | undefined) ?? [])];
+  if (needs.has('PREMIUM') && compared.every(isTierBound)) {
+    const tiered = new Set([...needs].map((f) => (f === 'PREMIUM' ? PREMIUM_TIER : f)));
+    if (levelFor({ needs: tiered, tickers }, true)) return { needs: tiered, cubeOnly: true };
+  }
+  return { needs, cubeOnly: read.every((f) => CUBE_FIELDS.has(f)) };
+}
+
 export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
   const requestSchema: JsonSchema = {
     type: 'object',
@@ -128,7 +153,8 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
       const expression = spec.expression && body.filterExpression != null ? compileExpression(body.filterExpression, UNCONSOLIDATED_FIELDS, 'A') : null;
       const predicate = and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
       const read = [...fieldsRead(filter, spec.filters, expression)];
-      const cubeOnly = read.every((f) => CUBE_FIELDS.has(f));
+      const tickers = filter.values.get('tickers') as string[] | undefined;
+      const { needs, cubeOnly } = cellNeeds(read, filter, expression, spec.foldsBy, tickers);
 
       const [cubeVersion, printsVersion] = await Promise.all([ctx.views.version(FLOW_AGGREGATES_VIEW), ctx.views.version(ORDER_FLOW_PRINTS_VIEW)]);
       let sessions: string[] = [];
@@ -139,7 +165,6 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         );
         sessions = sessionsCovered(selection, held);
       }
-      const tickers = filter.values.get('tickers') as string[] | undefined;
       const query: FlowQuery = {
         cubeVersion,
         printsVersion,
@@ -148,7 +173,7 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
         tickers,
         predicate,
         cubeOnly,
-        needs: new Set([...read, ...(spec.foldsBy ?? CUBE_FIELDS)]),
+        needs,
         hints: hintsOf(filter),
       };
       const singleTicker = tickers && tickers.length === 1 ? tickers[0] : null;

@@ -8,7 +8,9 @@ import {
   EXCHANGE_FIELDS,
   NET_FIELDS,
   TICKER_NET_FIELDS,
+  PREMIUM_TIER_FIELDS,
   parseExchangeCell,
+  parsePremiumNetCell,
   parseTickerNetCell,
   FLOW_AGGREGATES_VIEW,
   FlowAggregateKeys,
@@ -142,6 +144,15 @@ const LEVELS: readonly Level[] = [
     parse: parseCell,
   },
   {
+    name: 'premium-net',
+    carries: PREMIUM_TIER_FIELDS,
+    perTicker: false,
+    minutes: true,
+    pinned: true,
+    key: (k, d, _t, m) => (m ? k.premiumNetMinuteCells(d) : k.premiumNetSessionCells(d)),
+    parse: (_t, f, v, m) => parsePremiumNetCell(f, v, m),
+  },
+  {
     name: 'exchange',
     carries: EXCHANGE_FIELDS,
     perTicker: false,
@@ -188,11 +199,18 @@ const LEVELS: readonly Level[] = [
   },
 ];
 
-/** The level a query reads: the cheapest carrying every field it needs, with minutes if it reads any. */
-export function cellLevel(q: Pick<FlowQuery, 'needs' | 'tickers'>, minutes: boolean): Level {
+/** The level a query reads: the cheapest carrying every field it needs, with minutes if it reads any; undefined if none does. */
+export function levelFor(q: Pick<FlowQuery, 'needs' | 'tickers'>, minutes: boolean): Level | undefined {
   // Pinned underlyings are read from cells that name theirs.
   const needs = q.tickers ? [...q.needs, 'TICKER'] : [...q.needs];
-  return LEVELS.find((l) => (l.minutes || !minutes) && (l.pinned || !q.tickers) && needs.every((f) => l.carries.has(f)))!;
+  return LEVELS.find((l) => (l.minutes || !minutes) && (l.pinned || !q.tickers) && needs.every((f) => l.carries.has(f)));
+}
+
+/** levelFor, for a query the cube serves (flowPath 'cube'). */
+export function cellLevel(q: Pick<FlowQuery, 'needs' | 'tickers'>, minutes: boolean): Level {
+  const level = levelFor(q, minutes);
+  if (!level) throw new Error(`no cell level carries ${[...q.needs].join(', ')}`);
+  return level;
 }
 
 /**

@@ -46,6 +46,8 @@ export interface FlowCell extends CellDims {
   premiumCents: number;
   tradeCount: number;
   volume: number;
+  /** A premium-tier cell's premium: one within its tier (tierPremium), for the request's premium range to test. */
+  premium?: number;
 }
 
 /** The fields of a print that the cube reads. */
@@ -95,6 +97,42 @@ export const EXCHANGE_FIELDS: ReadonlySet<string> = new Set([...NET_FIELDS, 'EXC
  * (sector, industry, the flags), contract type and side (gainers-losers).
  */
 export const TICKER_NET_FIELDS: ReadonlySet<string> = new Set([...NET_FIELDS, 'TICKER', 'SECTOR', 'INDUSTRY', 'IS_ETF', 'IS_INDEX']);
+
+/**
+ * Premium tiers, by these bounds in dollars: a tier is one bound exactly or the open interval
+ * between two neighbours (below the first, above the last). A premium range whose bounds are all
+ * tier bounds gives every premium of a tier the same verdict, inclusive or exclusive, so such a
+ * filter is answered from tier cells instead of a scan of the prints.
+ */
+export const PREMIUM_TIER_BOUNDS: readonly number[] = [
+  1_000, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000,
+];
+
+/** The pseudo field of a premium tier: a filter on PREMIUM with tier bounds only reads it instead. */
+export const PREMIUM_TIER = 'PREMIUM_TIER';
+
+/** The row fields a premium-tier net cell carries: contract type, side and the premium's tier. */
+export const PREMIUM_TIER_FIELDS: ReadonlySet<string> = new Set([...NET_FIELDS, PREMIUM_TIER]);
+
+/** The tier of a premium (dollars, as on the print): `=i` for exactly bound i, else i = the bounds below it. */
+export function premiumTier(premium: number): string {
+  let i = 0;
+  while (i < PREMIUM_TIER_BOUNDS.length && PREMIUM_TIER_BOUNDS[i] < premium) i++;
+  return i < PREMIUM_TIER_BOUNDS.length && PREMIUM_TIER_BOUNDS[i] === premium ? `=${i}` : String(i);
+}
+
+/** A premium within tier `t`: for a range bounded by tier bounds it gets the verdict of every premium of the tier. */
+export function tierPremium(t: string): number {
+  const b = PREMIUM_TIER_BOUNDS;
+  if (t[0] === '=') return b[Number(t.slice(1))];
+  const i = Number(t);
+  const lo = i === 0 ? 0 : b[i - 1];
+  const hi = i === b.length ? 2 * b[b.length - 1] : b[i];
+  return (lo + hi) / 2;
+}
+
+/** Whether a premium bound (dollars, or null for none) is a tier bound. */
+export const isTierBound = (x: number | null): boolean => x === null || PREMIUM_TIER_BOUNDS.includes(x);
 
 /** contract: every dimension; coarse: no expiration or strike; net: contract type and side only. */
 export type CellLevel = 'contract' | 'coarse' | 'net';
@@ -146,7 +184,15 @@ export function cellField(p: CubePrint, withMinute: boolean, level: CellLevel = 
  * print under six of them, and joining the dimensions six times was a large part of its CPU.
  * Equal to cellField's strings (unit-tested).
  */
-export function cellFields(p: CubePrint): { minute: string; contract: string; coarse: string; net: string; exchange: string; tickerNet: string } {
+export function cellFields(p: CubePrint): {
+  minute: string;
+  contract: string;
+  coarse: string;
+  net: string;
+  exchange: string;
+  tickerNet: string;
+  premiumNet: string;
+} {
   const net = `${p.contractType === 'CALL' ? 'C' : 'P'}|${SIDE_CODE[p.tradeSideCode]}`;
   const flags = `${p.isETF ? 1 : 0}${p.isIndex ? 1 : 0}`;
   const rest = `${p.moneyness.moneyType}|${p.exchange}|${p.sector}|${p.industry}|${flags}`;
@@ -157,6 +203,7 @@ export function cellFields(p: CubePrint): { minute: string; contract: string; co
     net,
     exchange: `${net}|${p.exchange}|${flags}`,
     tickerNet: `${p.ticker}|${net}|${p.sector}|${p.industry}|${flags}`,
+    premiumNet: `${net}|${premiumTier(p.premium)}`,
   };
 }
 
@@ -192,6 +239,17 @@ export function parseExchangeCell(field: string, value: string): FlowCell {
   c.exchange = exchange;
   c.isETF = flags[0] === '1';
   c.isIndex = flags[1] === '1';
+  return c;
+}
+
+/** A premium-tier net cell (cellFields().premiumNet, after the minute in minute hashes) back as a FlowCell, its premium one within the tier. */
+export function parsePremiumNetCell(field: string, value: string, withMinute: boolean): FlowCell {
+  const parts = field.split('|');
+  const minute = withMinute ? Number(parts.shift()) * MINUTE_MS : null;
+  const [ct, side, tier] = parts;
+  const c = bareCell(DROPPED, ct, side, value);
+  c.minute = minute;
+  c.premium = tierPremium(tier);
   return c;
 }
 

@@ -15,6 +15,8 @@ import type { PartitionKeys } from '../keys';
  *                            partition together (whole-market answers that need no ticker)
  *   <D>:ns, <D>:nm     hash  net whole-session and 1-minute cells of the partition: contract type and
  *                            side only (whole-market answers that fold and filter by nothing else)
+ *   <D>:ps, <D>:pm     hash  premium-tier net whole-session and 1-minute cells of the partition: contract
+ *                            type, side and premium tier (cells.ts premiumTier)
  *   <D>:xs             hash  exchange whole-session cells of the partition: contract type, side, exchange
  *                            and flags (market-share over the whole market)
  *   <D>:ts             hash  ticker-net whole-session cells of the partition: underlying, contract type,
@@ -59,6 +61,12 @@ export class FlowAggregateKeys {
   }
   marketNetMinuteCells(d: string): string {
     return this.p.key(d, 'nm');
+  }
+  premiumNetSessionCells(d: string): string {
+    return this.p.key(d, 'ps');
+  }
+  premiumNetMinuteCells(d: string): string {
+    return this.p.key(d, 'pm');
   }
   marketExchangeCells(d: string): string {
     return this.p.key(d, 'xs');
