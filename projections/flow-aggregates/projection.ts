@@ -26,9 +26,9 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
- * (contract and coarse, and coarse, net and premium-tier net over the partition's underlyings
- * together; exchange and ticker-net for whole sessions), its minute's last
- * underlying price and its contract's 1-minute bar.
+ * (contract, coarse and ticker-net per underlying; coarse, net and premium-tier net over the
+ * partition's underlyings together; exchange cells for whole sessions), its minute's and its
+ * session's last underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
  * are read and written back as one HSET per hash: the runtime applies a chunk exactly once and
@@ -56,8 +56,9 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
-  // 2: the market's net cells (ns, nm) were added; 3: premium-tier net cells (ps, pm), exchange and
-  // ticker-net session cells (xs, ts). A view of an older layout is rebuilt.
+  // 2: the market's net cells (ns, nm) were added; 3: premium-tier net cells (ps, pm), exchange
+  // session cells (xs), ticker-net cells (ts, tm) and session last prices (ul). A view of an older
+  // layout is rebuilt.
   format: 3,
   topics: [PRINTS],
 
@@ -85,9 +86,12 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.premiumNetSessionCells(d), f.premiumNet, add, addTriples);
       sums.merge(k.premiumNetMinuteCells(d), `${f.minute}|${f.premiumNet}`, add, addTriples);
       sums.merge(k.marketExchangeCells(d), f.exchange, add, addTriples);
-      sums.merge(k.tickerNetCells(d), f.tickerNet, add, addTriples);
+      sums.merge(k.tickerNetSessionCells(d, p.ticker), f.tickerNet, add, addTriples);
+      sums.merge(k.tickerNetMinuteCells(d, p.ticker), `${f.minute}|${f.tickerNet}`, add, addTriples);
       const minute = String(minuteOf(p.tradeTime) / 60_000);
-      lasts.merge(k.underlying(d, p.ticker), minute, { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice }, (a, b) => laterOf(a, b));
+      const last = { time: p.tradeTime, rowKey: p.rowKey, price: p.stockPrice };
+      lasts.merge(k.underlying(d, p.ticker), minute, last, (a, b) => laterOf(a, b));
+      lasts.merge(k.sessionLastPrices(d), p.ticker, last, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);
       bars.merge(k.contract(d, contract), minute, barOfPrint(p), (a, b) => mergeBars(a, b));
       if (!tickers.has(d)) tickers.set(d, new Set());

@@ -388,7 +388,7 @@ describe('the cube and the scan of the prints view agree', () => {
       [without(['EXPIRATION_DATE', 'STRIKE_PRICE', 'TICKER']), 'market', ['contractType', 'tradeSideCode', 'exchange', 'moneyness', 'sector'], [true, false]],
       [NET_FIELDS, 'net', ['contractType', 'tradeSideCode'], [true, false]],
       [EXCHANGE_FIELDS, 'exchange', ['contractType', 'tradeSideCode', 'exchange', 'isIndex', 'isETF'], [false]],
-      [TICKER_NET_FIELDS, 'ticker-net', ['ticker', 'contractType', 'tradeSideCode', 'sector', 'industry', 'isIndex'], [false]],
+      [TICKER_NET_FIELDS, 'ticker-net', ['ticker', 'contractType', 'tradeSideCode', 'sector', 'industry', 'isIndex'], [true, false]],
     ];
     for (const [tickers, window] of [
       [undefined, null],

@@ -125,16 +125,18 @@ describe('flow-aggregates cells', () => {
   });
 
   it.each([
-    ['exchange', EXCHANGE_FIELDS, parseExchangeCell],
-    ['tickerNet', TICKER_NET_FIELDS, parseTickerNetCell],
+    ['exchange', EXCHANGE_FIELDS, (_t: string, f: string, v: string) => parseExchangeCell(f, v)],
+    // The ticker is the hash's (one per underlying), not the field's.
+    ['tickerNet', TICKER_NET_FIELDS, (t: string, f: string, v: string) => parseTickerNetCell(t, f, v, false)],
   ] as const)('the %s cell parses back to the fields its level carries; prints alike in those fields share it', (level, carries, parse) => {
     fc.assert(
       fc.property(printArb, printArb, (p, other) => {
         const field = cellFields(p)[level];
-        const c = parse(field, '7,2,9');
+        const c = parse(p.ticker, field, '7,2,9');
         const want = cellOfPrint(p, false);
         for (const f of carries) expect(UNCONSOLIDATED_FIELDS.lookup(f)!.get(c as never)).toEqual(UNCONSOLIDATED_FIELDS.lookup(f)!.get(want as never));
         expect(c).toMatchObject({ minute: null, premiumCents: 7, tradeCount: 2, volume: 9 });
+        if (level === 'tickerNet') expect(parseTickerNetCell(p.ticker, `${cellFields(p).minute}|${field}`, '1,1,1', true).minute).toBe(minuteOf(p.tradeTime));
         // Another print with the same values of the carried fields falls in the same cell; the field says nothing else.
         const same = {
           ...other,

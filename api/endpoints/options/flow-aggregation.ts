@@ -223,7 +223,7 @@ export async function netBuckets(req: FlowRequest, ctx: EndpointContext & { onPa
   const minutes = period.unit === 'clock';
   const [cells, lasts] = await Promise.all([
     readFlowCells(ctx.redis, ctx.keyPrefix, req.query, minutes, ctx.onPath),
-    req.singleTicker === null ? Promise.resolve(null) : readLastPrices(ctx.redis, ctx.keyPrefix, req.query, req.singleTicker),
+    req.singleTicker === null ? Promise.resolve(null) : readLastPrices(ctx.redis, ctx.keyPrefix, req.query, req.singleTicker, !minutes),
   ]);
   const sessionStarts = new Map<string, number>();
   const sessionStart = (d: string) => sessionStarts.get(d) ?? sessionStarts.set(d, sessionBucketStart(period, d)).get(d)!;

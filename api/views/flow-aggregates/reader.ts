@@ -123,8 +123,6 @@ interface Level {
   carries: ReadonlySet<string>;
   perTicker: boolean;
   minutes: boolean;
-  /** Whether pinned tickers may read it (a partition's hash holds every underlying of the partition). */
-  pinned: boolean;
   key(k: FlowAggregateKeys, d: string, ticker: string, byMinute: boolean): string;
   parse(ticker: string, field: string, value: string, byMinute: boolean): FlowCell;
 }
@@ -139,7 +137,6 @@ const LEVELS: readonly Level[] = [
     carries: NET_FIELDS,
     perTicker: false,
     minutes: true,
-    pinned: true,
     key: (k, d, _t, m) => (m ? k.marketNetMinuteCells(d) : k.marketNetSessionCells(d)),
     parse: parseCell,
   },
@@ -148,7 +145,6 @@ const LEVELS: readonly Level[] = [
     carries: PREMIUM_TIER_FIELDS,
     perTicker: false,
     minutes: true,
-    pinned: true,
     key: (k, d, _t, m) => (m ? k.premiumNetMinuteCells(d) : k.premiumNetSessionCells(d)),
     parse: (_t, f, v, m) => parsePremiumNetCell(f, v, m),
   },
@@ -157,25 +153,22 @@ const LEVELS: readonly Level[] = [
     carries: EXCHANGE_FIELDS,
     perTicker: false,
     minutes: false,
-    pinned: true,
     key: (k, d) => k.marketExchangeCells(d),
     parse: (_t, f, v) => parseExchangeCell(f, v),
   },
   {
     name: 'ticker-net',
     carries: TICKER_NET_FIELDS,
-    perTicker: false,
-    minutes: false,
-    pinned: false,
-    key: (k, d) => k.tickerNetCells(d),
-    parse: (_t, f, v) => parseTickerNetCell(f, v),
+    perTicker: true,
+    minutes: true,
+    key: (k, d, t, m) => (m ? k.tickerNetMinuteCells(d, t) : k.tickerNetSessionCells(d, t)),
+    parse: parseTickerNetCell,
   },
   {
     name: 'market',
     carries: MARKET_FIELDS,
     perTicker: false,
     minutes: true,
-    pinned: true,
     key: (k, d, _t, m) => (m ? k.marketMinuteCells(d) : k.marketSessionCells(d)),
     parse: parseCell,
   },
@@ -184,7 +177,6 @@ const LEVELS: readonly Level[] = [
     carries: COARSE_FIELDS,
     perTicker: true,
     minutes: true,
-    pinned: true,
     key: (k, d, t, m) => (m ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t)),
     parse: parseCell,
   },
@@ -193,7 +185,6 @@ const LEVELS: readonly Level[] = [
     carries: CUBE_FIELDS,
     perTicker: true,
     minutes: true,
-    pinned: true,
     key: (k, d, t, m) => (m ? k.minuteCells(d, t) : k.sessionCells(d, t)),
     parse: parseCell,
   },
@@ -203,7 +194,7 @@ const LEVELS: readonly Level[] = [
 export function levelFor(q: Pick<FlowQuery, 'needs' | 'tickers'>, minutes: boolean): Level | undefined {
   // Pinned underlyings are read from cells that name theirs.
   const needs = q.tickers ? [...q.needs, 'TICKER'] : [...q.needs];
-  return LEVELS.find((l) => (l.minutes || !minutes) && (l.pinned || !q.tickers) && needs.every((f) => l.carries.has(f)));
+  return LEVELS.find((l) => (l.minutes || !minutes) && needs.every((f) => l.carries.has(f)));
 }
 
 /** levelFor, for a query the cube serves (flowPath 'cube'). */
@@ -273,8 +264,10 @@ async function scanPrints(redis: Redis, prefix: string, q: FlowQuery, predicate:
 /**
  * The last underlying price of `ticker` per minute start within the query's sessions and window,
  * over every print of the ticker (option filters do not apply: it is the underlying's price).
+ * With `wholeSessions` (day and week buckets), a session the window holds whole gives only its
+ * last price, under its minute: the last of a bucket of whole sessions is among those.
  */
-export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery, ticker: string): Promise<Map<number, LastPrice>> {
+export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery, ticker: string, wholeSessions = false): Promise<Map<number, LastPrice>> {
   const out = new Map<number, LastPrice>();
   if (!cubeWindow(q.window)) {
     // The window cuts a minute: the ticker's prints within it decide.
@@ -290,15 +283,28 @@ export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery,
   }
   if (q.cubeVersion === null) return out;
   const k = keysOf(prefix, q.cubeVersion, partitionOf(ticker, MARKET_PARTITIONS));
+  const whole = (d: string) => wholeSessions && (q.window === null || holdsSession(q.window, d));
   const pipe = redis.pipeline();
-  for (const d of q.sessions) pipe.hgetall(k.underlying(d, ticker));
-  for (const [err, hash] of (await pipe.exec())!) {
+  for (const d of q.sessions) {
+    if (whole(d)) pipe.hget(k.sessionLastPrices(d), ticker);
+    else pipe.hgetall(k.underlying(d, ticker));
+  }
+  const res = (await pipe.exec())!;
+  q.sessions.forEach((d, i) => {
+    const [err, got] = res[i];
     if (err) throw err;
-    for (const [m, v] of Object.entries(hash as Record<string, string>)) {
+    if (whole(d)) {
+      if (got !== null) {
+        const last = decodeLast(got as string);
+        out.set(minuteOf(last.time), last);
+      }
+      return;
+    }
+    for (const [m, v] of Object.entries(got as Record<string, string>)) {
       const ms = Number(m) * MINUTE_MS;
       if (inWindow(q.window, ms)) out.set(ms, decodeLast(v));
     }
-  }
+  });
   return out;
 }
 

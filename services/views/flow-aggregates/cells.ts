@@ -202,7 +202,7 @@ export function cellFields(p: CubePrint): {
     coarse: `${net}|${DROPPED}|${DROPPED}|${rest}`,
     net,
     exchange: `${net}|${p.exchange}|${flags}`,
-    tickerNet: `${p.ticker}|${net}|${p.sector}|${p.industry}|${flags}`,
+    tickerNet: `${net}|${p.sector}|${p.industry}|${flags}`,
     premiumNet: `${net}|${premiumTier(p.premium)}`,
   };
 }
@@ -253,10 +253,13 @@ export function parsePremiumNetCell(field: string, value: string, withMinute: bo
   return c;
 }
 
-/** A whole-session ticker-net cell (cellFields().tickerNet) back as a FlowCell. */
-export function parseTickerNetCell(field: string, value: string): FlowCell {
-  const [ticker, ct, side, sector, industry, flags] = field.split('|');
+/** A ticker-net cell (cellFields().tickerNet, after the minute in minute hashes) of underlying `ticker` back as a FlowCell. */
+export function parseTickerNetCell(ticker: string, field: string, value: string, withMinute: boolean): FlowCell {
+  const parts = field.split('|');
+  const minute = withMinute ? Number(parts.shift()) * MINUTE_MS : null;
+  const [ct, side, sector, industry, flags] = parts;
   const c = bareCell(ticker, ct, side, value);
+  c.minute = minute;
   c.sector = sector;
   c.industry = industry;
   c.isETF = flags[0] === '1';

@@ -19,8 +19,10 @@ import type { PartitionKeys } from '../keys';
  *                            type, side and premium tier (cells.ts premiumTier)
  *   <D>:xs             hash  exchange whole-session cells of the partition: contract type, side, exchange
  *                            and flags (market-share over the whole market)
- *   <D>:ts             hash  ticker-net whole-session cells of the partition: underlying, contract type,
- *                            side and what is constant per underlying (gainers-losers over many tickers)
+ *   <D>:ts:<TICKER>    hash  ticker-net whole-session cells: contract type, side and what is constant per
+ *                            underlying (sector, industry, flags)
+ *   <D>:tm:<TICKER>    hash  ticker-net 1-minute cells
+ *   <D>:ul             hash  underlying -> its session's last print's underlying price "time|rowKey|price"
  *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
@@ -71,8 +73,14 @@ export class FlowAggregateKeys {
   marketExchangeCells(d: string): string {
     return this.p.key(d, 'xs');
   }
-  tickerNetCells(d: string): string {
-    return this.p.key(d, 'ts');
+  tickerNetSessionCells(d: string, ticker: string): string {
+    return this.p.key(d, 'ts', ticker);
+  }
+  tickerNetMinuteCells(d: string, ticker: string): string {
+    return this.p.key(d, 'tm', ticker);
+  }
+  sessionLastPrices(d: string): string {
+    return this.p.key(d, 'ul');
   }
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
