@@ -9,7 +9,26 @@ import { TableKeys } from '../../services/views/table';
  * read the same data: the response cache keys answers by it. The `seen:` marker hints are left
  * out: they move past transaction markers without any row changing.
  */
-export async function viewStamp(redis: Redis, keyPrefix: string, view: string, version: number, partitions = MARKET_PARTITIONS): Promise<string> {
+export function viewStamp(redis: Redis, keyPrefix: string, view: string, version: number, partitions = MARKET_PARTITIONS): Promise<string> {
+  let running = inFlight.get(redis);
+  if (!running) inFlight.set(redis, (running = new Map()));
+  const key = `${keyPrefix}\n${view}\n${version}\n${partitions}`;
+  const shared = running.get(key);
+  if (shared) return shared;
+  const read = readViewStamp(redis, keyPrefix, view, version, partitions).finally(() => running.delete(key));
+  running.set(key, read);
+  return read;
+}
+
+/**
+ * Stamp reads in flight, per connection: a request arriving while one is on its way shares it (a
+ * stamp as of at most one Redis round trip before the request, where the views' pointers are up to
+ * a second old anyway). Under load the stamp of the response cache's hits was most of their Redis
+ * work: a read of every partition's offsets per request.
+ */
+const inFlight = new WeakMap<Redis, Map<string, Promise<string>>>();
+
+async function readViewStamp(redis: Redis, keyPrefix: string, view: string, version: number, partitions: number): Promise<string> {
   const pipe = redis.pipeline();
   for (let p = 0; p < partitions; p++) pipe.hgetall(new PartitionKeys(keyPrefix, view, version, p).offsets);
   let stamp = String(version);
