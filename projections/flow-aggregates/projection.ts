@@ -26,8 +26,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
- * (contract, coarse and ticker-net per underlying; coarse, net and premium-tier net over the
- * partition's underlyings together; exchange cells for whole sessions), its minute's and its
+ * (contract, coarse and ticker-net per underlying; coarse and net over the partition's
+ * underlyings together; premium-tier net and exchange cells for whole sessions), its minute's and its
  * session's last underlying price and its contract's 1-minute bar.
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
@@ -56,9 +56,9 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
-  // 2: the market's net cells (ns, nm) were added; 3: premium-tier net cells (ps, pm), exchange
-  // session cells (xs), ticker-net cells (ts, tm) and session last prices (ul). A view of an older
-  // layout is rebuilt.
+  // 2: the market's net cells (ns, nm) were added; 3: premium-tier net and exchange session cells
+  // (ps, xs), ticker-net cells (ts, tm) and session last prices (ul). A view of an older layout is
+  // rebuilt.
   format: 3,
   topics: [PRINTS],
 
@@ -84,7 +84,6 @@ export const flowAggregatesProjection: Projection = {
       sums.merge(k.marketNetSessionCells(d), f.net, add, addTriples);
       sums.merge(k.marketNetMinuteCells(d), `${f.minute}|${f.net}`, add, addTriples);
       sums.merge(k.premiumNetSessionCells(d), f.premiumNet, add, addTriples);
-      sums.merge(k.premiumNetMinuteCells(d), `${f.minute}|${f.premiumNet}`, add, addTriples);
       sums.merge(k.marketExchangeCells(d), f.exchange, add, addTriples);
       sums.merge(k.tickerNetSessionCells(d, p.ticker), f.tickerNet, add, addTriples);
       sums.merge(k.tickerNetMinuteCells(d, p.ticker), `${f.minute}|${f.tickerNet}`, add, addTriples);

@@ -459,7 +459,7 @@ describe('premium tiers', () => {
   }
   const ranges = [{ min: 1_000 }, { max: 1_000 }, { min: 5_000, max: 50_000 }, { min: 10_000, max: 10_000 }, { min: 100_000 }];
 
-  it('a premium range or PREMIUM terms on tier bounds are answered from tier cells, equal to brute force', async () => {
+  it('a premium range or PREMIUM terms on tier bounds are answered from the tier cells of whole sessions, equal to brute force', async () => {
     for (const premiumRange of ranges) {
       for (const filter of [{ premiumRange }, { premiumRange, contractTypes: ['CALL'], tradeSideCodes: ['A', 'BB'] }]) {
         for (const time of [
@@ -467,8 +467,10 @@ describe('premium tiers', () => {
           { sessionDate: D1 },
           { timeRange: { startTime: new Date(D2_OPEN).toISOString(), endTime: new Date(D2_OPEN + 7_200_000).toISOString() } },
         ]) {
+          // Tier cells are kept for whole sessions: a window (which may cut one) scans.
+          const path = 'timeRange' in time ? 'scan' : 'cube';
           const ctss = { ...time, filter, dataMode: 'PREMIUM' };
-          expect(await pathOf(contractTradeSideStatistics, ctss)).toEqual(['cube']);
+          expect(await pathOf(contractTradeSideStatistics, ctss)).toEqual([path]);
           expectSame(await ok(CTSS, ctss), oracle.contractTradeSideStatistics(rows, ctss), ctss);
           // net-flow takes no premiumRange: the same bounds as PREMIUM terms.
           const terms = [
@@ -476,9 +478,15 @@ describe('premium tiers', () => {
             ...(premiumRange.max === undefined ? [] : [{ field: 'premium', operation: '<=', value: premiumRange.max }]),
             { field: 'CONTRACT_TYPE', operation: '=', value: 'PUT' },
           ];
-          const nf = { ...time, filterExpression: { conjunction: 'AND', filters: terms }, aggregationPeriod: '15m', dataMode: 'NET_PREMIUM' };
-          expect(await pathOf(netFlow, nf)).toEqual(['cube']);
-          expectSame(await ok(NF, nf), oracle.netFlow(rows, nf), nf);
+          // Day buckets of whole sessions read the tiers; clock buckets read minutes, so they scan.
+          for (const [aggregationPeriod, nfPath] of [
+            ['1d', path],
+            ['15m', 'scan'],
+          ]) {
+            const nf = { ...time, filterExpression: { conjunction: 'AND', filters: terms }, aggregationPeriod, dataMode: 'NET_PREMIUM' };
+            expect(await pathOf(netFlow, nf)).toEqual([nfPath]);
+            expectSame(await ok(NF, nf), oracle.netFlow(rows, nf), nf);
+          }
         }
       }
     }

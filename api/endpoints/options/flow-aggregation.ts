@@ -89,8 +89,8 @@ function fieldsRead(filter: ParsedFilter<Row>, params: readonly FilterParam[], e
  * The fields a request's cells must carry (those its filter reads and its answer folds by), and
  * whether the cube serves it. A filter comparing the premium with tier bounds only (premiumRange,
  * PREMIUM terms of the expression) reads the premium tier instead of the premium, where a cell
- * level carries the tier with the rest: a comparison with tier bounds is constant on each tier.
- * Otherwise a filter on the premium scans the prints.
+ * level carries the tier with the rest (and minutes if the request may read them): a comparison
+ * with tier bounds is constant on each tier. Otherwise a filter on the premium scans the prints.
  */
 function cellNeeds(
   read: readonly string[],
@@ -98,6 +98,7 @@ function cellNeeds(
   expression: CompiledExpression<Row> | null,
   foldsBy: readonly string[] | undefined,
   tickers: readonly string[] | undefined,
+  minutes: boolean,
 ): { needs: Set<string>; cubeOnly: boolean } {
   const needs = new Set([...read, ...(foldsBy ?? CUBE_FIELDS)]);
   // Every premium the filter compares with: the range's bounds and the expression's PREMIUM values.
@@ -105,7 +106,7 @@ function cellNeeds(
   const compared = [...range, ...((expression?.constants.get('PREMIUM') as number[] | undefined) ?? [])];
   if (needs.has('PREMIUM') && compared.every(isTierBound)) {
     const tiered = new Set([...needs].map((f) => (f === 'PREMIUM' ? PREMIUM_TIER : f)));
-    if (levelFor({ needs: tiered, tickers }, true)) return { needs: tiered, cubeOnly: true };
+    if (levelFor({ needs: tiered, tickers }, minutes)) return { needs: tiered, cubeOnly: true };
   }
   return { needs, cubeOnly: read.every((f) => CUBE_FIELDS.has(f)) };
 }
@@ -154,7 +155,9 @@ export function flowEndpoint(spec: FlowEndpointSpec): EndpointDef {
       const predicate = and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
       const read = [...fieldsRead(filter, spec.filters, expression)];
       const tickers = filter.values.get('tickers') as string[] | undefined;
-      const { needs, cubeOnly } = cellNeeds(read, filter, expression, spec.foldsBy, tickers);
+      // Minutes are read for clock buckets, and may be for a window (one cutting a session).
+      const minutes = period?.unit === 'clock' || selection.kind === 'window';
+      const { needs, cubeOnly } = cellNeeds(read, filter, expression, spec.foldsBy, tickers, minutes);
 
       const [cubeVersion, printsVersion] = await Promise.all([ctx.views.version(FLOW_AGGREGATES_VIEW), ctx.views.version(ORDER_FLOW_PRINTS_VIEW)]);
       let sessions: string[] = [];

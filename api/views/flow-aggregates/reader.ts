@@ -144,9 +144,9 @@ const LEVELS: readonly Level[] = [
     name: 'premium-net',
     carries: PREMIUM_TIER_FIELDS,
     perTicker: false,
-    minutes: true,
-    key: (k, d, _t, m) => (m ? k.premiumNetMinuteCells(d) : k.premiumNetSessionCells(d)),
-    parse: (_t, f, v, m) => parsePremiumNetCell(f, v, m),
+    minutes: false,
+    key: (k, d) => k.premiumNetSessionCells(d),
+    parse: (_t, f, v) => parsePremiumNetCell(f, v, false),
   },
   {
     name: 'exchange',

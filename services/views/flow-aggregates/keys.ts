@@ -15,8 +15,8 @@ import type { PartitionKeys } from '../keys';
  *                            partition together (whole-market answers that need no ticker)
  *   <D>:ns, <D>:nm     hash  net whole-session and 1-minute cells of the partition: contract type and
  *                            side only (whole-market answers that fold and filter by nothing else)
- *   <D>:ps, <D>:pm     hash  premium-tier net whole-session and 1-minute cells of the partition: contract
- *                            type, side and premium tier (cells.ts premiumTier)
+ *   <D>:ps             hash  premium-tier net whole-session cells of the partition: contract type, side
+ *                            and premium tier (cells.ts premiumTier)
  *   <D>:xs             hash  exchange whole-session cells of the partition: contract type, side, exchange
  *                            and flags (market-share over the whole market)
  *   <D>:ts:<TICKER>    hash  ticker-net whole-session cells: contract type, side and what is constant per
@@ -66,9 +66,6 @@ export class FlowAggregateKeys {
   }
   premiumNetSessionCells(d: string): string {
     return this.p.key(d, 'ps');
-  }
-  premiumNetMinuteCells(d: string): string {
-    return this.p.key(d, 'pm');
   }
   marketExchangeCells(d: string): string {
     return this.p.key(d, 'xs');
