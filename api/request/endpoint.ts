@@ -45,9 +45,10 @@ export interface EndpointDef {
   problems?: readonly ProblemCode[];
   handle(body: Record<string, unknown>, ctx: EndpointContext): Promise<unknown>;
   /**
-   * Writes the handler's result as the JSON body; JSON.stringify when absent. An endpoint whose
-   * pages are large can compile one from its response schema (the order-flow tapes do): it writes
-   * the schema's properties in the schema's order and leaves anything else out.
+   * Writes the handler's result as the JSON body; when absent, JSON.stringify (a JsonText as its
+   * text). An endpoint whose pages are large can compile one from its response schema (the
+   * order-flow tapes do): it writes the schema's properties in the schema's order and leaves
+   * anything else out.
    */
   serialize?(result: unknown): string;
   /**
@@ -56,6 +57,14 @@ export interface EndpointDef {
    * Null (or absent): not cached.
    */
   cacheStamp?(ctx: EndpointContext): Promise<string | null>;
+}
+
+/**
+ * An answer already written as JSON (stored parts concatenated, services/views/volatility-answers.ts):
+ * a handler returns it so the default serializer writes its text as it is.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 /** The header that says whether an answer came from the response cache: `hit` or `miss`. */
@@ -103,7 +112,7 @@ export function prefetchStamps(endpoints: readonly EndpointDef[], makeContext: (
 
 export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
   const validate = compileSchema(def.requestSchema);
-  const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
+  const serialize = def.serialize ?? ((result: unknown) => (result instanceof JsonText ? result.text : JSON.stringify(result)));
   // One route per path, its 405 guard inside it: a request walks one layer per endpoint, not two.
   const route = router.route(def.path);
   route.post(async (req: Request, res: Response, next: NextFunction) => {
