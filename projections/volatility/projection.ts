@@ -4,6 +4,7 @@ import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../
 import { parseOsi } from '../../services/domain/osi';
 import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
 import { atmIv, surfaceGreeks } from '../../services/domain/volatility';
+import { chainOf, exposureAnswers, surfaceAnswers } from '../../services/views/volatility-answers';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
   PRICE_KIND_RANK,
@@ -53,6 +54,11 @@ function rateFromEnv(): number {
 /** New York midnight that ends `date` (the date's snapshots lie before it). */
 function dayEndMs(date: string): number {
   return nyLocalToEpochMs(fromDayNumber(toDayNumber(date) + 1), 0, 0);
+}
+
+/** New York midnight that starts `date`. */
+function dayStartMs(date: string): number {
+  return nyLocalToEpochMs(date, 0, 0);
 }
 
 /**
@@ -147,7 +153,38 @@ class ChunkState {
       this.ops.push(['SET', volKey.surface(this.k, s.ticker, s.ms), encodeSurface(s.surface)]);
       await this.indexIfLast(s.ticker, s.ms, s.surface);
     }
+    await this.writeAnswers();
     return this.ops;
+  }
+
+  /**
+   * The stored answers of every snapshot whose inputs changed in this chunk: all of them when its
+   * surface changed, the exposures when the open interest of its session changed (it may come
+   * after the quotes, in any interleaving of the topics). Written by every chunk that changes
+   * them, so the last write holds the answers of the final inputs, in any order of the events.
+   */
+  private async writeAnswers(): Promise<void> {
+    for (const s of this.surfaces.values()) {
+      if (!s.dirty) continue;
+      const key = volKey.answers(this.k, s.ticker, s.ms);
+      if (s.surface.spot === null) {
+        this.ops.push(['DEL', key]);
+        continue;
+      }
+      const chain = chainOf(s.surface.contracts.values());
+      const oi = (await this.openInterestOf(s.ticker, sessionDateOf(s.ms))).values;
+      // Always every field, so an HSET replaces each answer of an earlier write.
+      this.ops.push(['HSET', key, ...surfaceAnswers(chain, s.surface.spot), ...exposureAnswers(chain, s.surface.spot, (osi) => oi[osi])]);
+    }
+    for (const o of this.oi.values()) {
+      if (!o.dirty) continue;
+      for (const ms of await this.snapshotsIn(o.ticker, dayStartMs(o.date), dayEndMs(o.date))) {
+        const s = await this.surfaceOf(o.ticker, ms);
+        if (s.dirty || s.surface.spot === null) continue;
+        const chain = chainOf(s.surface.contracts.values());
+        this.ops.push(['HSET', volKey.answers(this.k, o.ticker, ms), ...exposureAnswers(chain, s.surface.spot, (osi) => o.values[osi])]);
+      }
+    }
   }
 
   /** The iv-rank record of a date comes from its last snapshot (the end-of-day one once the session closed). */

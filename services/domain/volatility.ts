@@ -68,7 +68,11 @@ const GREEK_OF: Record<GreekMode, keyof SurfaceGreeks> = { CHARM: 'charm', DELTA
  * delta negative; gamma positive on both legs; charm and vanna as they come out.
  */
 export function legExposure(openInterest: number, g: SurfaceGreeks, greek: GreekMode, representation: RepresentationMode, spot: number): number {
-  const raw = openInterest * g[GREEK_OF[greek]] * 100;
+  return scaleExposure(openInterest * g[GREEK_OF[greek]] * 100, representation, spot);
+}
+
+/** A RAW exposure in `representation`, with legExposure's arithmetic (so a stored RAW value scales to the same bits). */
+export function scaleExposure(raw: number, representation: RepresentationMode, spot: number): number {
   if (representation === 'RAW') return raw;
   if (representation === 'PER_ONE_DOLLAR_MOVE') return raw * spot;
   return raw * spot * 0.01 * spot;

@@ -17,14 +17,21 @@ import { PartitionKeys } from './keys';
  *   oi:<T>:<date>      string open interest of the session, JSON {osi: contracts} (sorted keys)
  *   ivx:<T>            hash   session date -> JSON {p: close, e: [[expiration, callIv, putIv]...]}:
  *                             the at-the-money IV of each expiration at the end-of-day snapshot
+ *   ans:<T>:<ms>       hash   the snapshot's answers in response form (volatility-answers.ts): its
+ *                             price, term-structure data, the exposure map of every greek and
+ *                             representation and the interval-map cells of every greek; only for a
+ *                             snapshot with an underlying price
  *
  * Strings rather than hashes hold a surface and a session's open interest: they are read whole,
  * and a string costs a fraction of a hash's per-field overhead over hundreds of sessions.
  */
 
 export const VOLATILITY_VIEW = 'volatility';
-/** Version of the layout above: a view stored under another layout is rebuilt when the projector starts. */
-export const VOLATILITY_LAYOUT_FORMAT = 1;
+/**
+ * Version of the layout above: a view stored under another layout is rebuilt when the projector
+ * starts. 2: the snapshots' stored answers (ans:<T>:<ms>).
+ */
+export const VOLATILITY_LAYOUT_FORMAT = 2;
 
 export function volatilityKeys(prefix: string, version: number, ticker: string): PartitionKeys {
   return new PartitionKeys(prefix, VOLATILITY_VIEW, version, partitionOf(ticker, MARKET_PARTITIONS));
@@ -36,6 +43,7 @@ export const volKey = {
   prices: (k: PartitionKeys, ticker: string, date: string) => k.key('px', ticker, date),
   openInterest: (k: PartitionKeys, ticker: string, date: string) => k.key('oi', ticker, date),
   ivIndex: (k: PartitionKeys, ticker: string) => k.key('ivx', ticker),
+  answers: (k: PartitionKeys, ticker: string, ms: number) => k.key('ans', ticker, String(ms)),
 };
 
 /** One contract of a surface: its quote and, when the quote admits one, its IV and greeks. */
@@ -85,7 +93,7 @@ export interface SurfaceLeg extends SurfaceContract {
 // every contract it ever served.
 const OSI_CACHE_MAX = 200_000;
 const osiCache = new Map<string, OsiParts | null>();
-function osiParts(osi: string): OsiParts | null {
+export function osiParts(osi: string): OsiParts | null {
   let p = osiCache.get(osi);
   if (p === undefined) {
     if (osiCache.size >= OSI_CACHE_MAX) osiCache.clear();

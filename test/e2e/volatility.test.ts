@@ -323,6 +323,41 @@ describe('interval-map', () => {
   });
 });
 
+describe('stored answers', () => {
+  /** The body's bytes: an unfiltered request reads the stored answer, a filter keeping every leg writes it from the surfaces. */
+  const text = async (path: string, body: unknown) => {
+    const res = await fetch(`${api.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${api.key}` },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    return res.text();
+  };
+  const everyStrike = { min: 0.001, max: 1_000_000 };
+
+  it('are byte for byte what the surfaces give, for every greek and representation, at the close and intraday', async () => {
+    const mid = { snapshotTime: new Date(intraday()[40] + 1).toISOString() };
+    for (const at of [{ sessionDate: D }, mid]) {
+      const ts = await text(TS, { filter: { ticker: 'SPY' }, ...at });
+      expect(ts.length).toBeGreaterThan(1000);
+      expect(ts).toBe(await text(TS, { filter: { ticker: 'SPY', strikePriceRange: everyStrike }, ...at }));
+      for (const greekMode of GREEK_MODES)
+        for (const representationMode of REPRESENTATION_MODES) {
+          const body = { greekMode, representationMode, ...at };
+          const stored = await text(EX, { filter: { ticker: ['SPY', 'AAPL'] }, ...body });
+          expect(stored).toBe(await text(EX, { filter: { ticker: ['SPY', 'AAPL'], strikePriceRange: everyStrike }, ...body }));
+        }
+    }
+    for (const greekMode of GREEK_MODES) {
+      const body = { greekMode, sessionDate: D, aggregationPeriod: '30m' };
+      const stored = await text(IM, { filter: { ticker: 'SPY' }, ...body });
+      expect(Object.keys(JSON.parse(stored).data).length).toBeGreaterThan(10);
+      expect(stored).toBe(await text(IM, { filter: { ticker: 'SPY', minStrikePrice: 0.001 }, ...body }));
+    }
+  });
+});
+
 describe('iv-rank', () => {
   it.each([1, 3, 365])('lookBackPeriod %d: last IV and the trailing window as the brute force gives them', async (lookBack) => {
     for (const [maturity, contractTypes] of [

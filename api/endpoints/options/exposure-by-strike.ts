@@ -2,20 +2,14 @@ import { sessionDateOf } from '../../../services/domain/calendar';
 import type { GreekMode, RepresentationMode } from '../../../services/domain/volatility';
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
 import { SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS } from '../../fields/volatility';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
-import type { EndpointDef } from '../../request/endpoint';
+import { answerField, chainOf, exposureMapJson, rawExposureJson } from '../../../services/views/volatility-answers';
+import { JsonText, type EndpointDef } from '../../request/endpoint';
 import { and, compileExpression } from '../../request/filter-expression';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
+import { parseTimeSelection, selectorSchemas, type TimeSelection } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { surfaceExposures } from '../../views/volatility/exposure';
-import { VolatilityReader, priceUnavailable } from '../../views/volatility/reader';
+import { VolatilityReader, legRow, priceUnavailable } from '../../views/volatility/reader';
 import { greekModeSchema, representationModeSchema, requiredTickers, surfaceFilterSchema } from '../../views/volatility/request';
-
-interface Cell {
-  callExposure?: number;
-  putExposure?: number;
-}
 
 /**
  * POST /options/tool/exposure-by-strike: open interest x greek x 100 (x the move) per leg at a
@@ -97,40 +91,44 @@ export const exposureByStrike: EndpointDef = {
     const greek = body.greekMode as GreekMode;
     const representation = body.representationMode as RepresentationMode;
     const reader = await VolatilityReader.open(ctx);
-    const out: [string, { exposureMap: Record<string, Record<string, Cell>>; stockPrice: number }][] = [];
-    for (const ticker of tickers) {
-      const ms = await reader.snapshot(ticker, sel);
-      const s = ms === null ? null : await reader.surface(ticker, ms);
-      if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
-      const oi = await reader.openInterest(ticker, sessionDateOf(ms!));
-      const byExp = new Map<string, Map<string, Cell>>();
-      for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, representation, keep)) {
-        let strikes = byExp.get(e.expiration);
-        if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
-        const k = strikeKey(e.strike);
-        const cell = strikes.get(k) ?? {};
-        if (e.right === 'CALL') cell.callExposure = e.exposure;
-        else cell.putExposure = e.exposure;
-        strikes.set(k, cell);
+    // Unfiltered: each ticker's stored RAW map at its snapshot (services/views/volatility-answers.ts).
+    const stored = filter.values.size === 1 && !expr ? await storedMaps(reader, tickers, sel, greek) : null;
+    const maps = new Map<string, { spot: string; raw: string }>(stored ?? []);
+    if (!stored)
+      for (const ticker of tickers) {
+        const ms = await reader.snapshot(ticker, sel);
+        const s = ms === null ? null : await reader.surface(ticker, ms);
+        if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
+        const spot = s.spot;
+        const oi = await reader.openInterest(ticker, sessionDateOf(ms!));
+        const chain = chainOf(s.legs, (l) => {
+          const row = legRow(ticker, l, spot);
+          return row !== null && keep(row);
+        });
+        maps.set(ticker, { spot: JSON.stringify(spot), raw: rawExposureJson(chain, spot, (osi) => oi.get(osi), greek) });
       }
-      const exposureMap = orderedMap(
-        [...byExp].map(
-          ([exp, strikes]) =>
-            [
-              exp,
-              orderedMap(
-                [...strikes].map(([k, c]) => [
-                  k,
-                  { ...(c.callExposure !== undefined && { callExposure: c.callExposure }), ...(c.putExposure !== undefined && { putExposure: c.putExposure }) },
-                ]),
-                'decimal',
-              ),
-            ] as const,
-        ),
-        'date',
-      );
-      out.push([ticker, { exposureMap, stockPrice: s.spot }]);
-    }
-    return { data: orderedMap(out, 'text') };
+    const data = [...maps.keys()].sort().map((ticker) => {
+      const { spot, raw } = maps.get(ticker)!;
+      return `${JSON.stringify(ticker)}:{"exposureMap":${exposureMapJson(raw, representation, Number(spot))},"stockPrice":${spot}}`;
+    });
+    return new JsonText(`{"data":{${data.join(',')}}}`);
   },
 };
+
+/** Each ticker's stored price and RAW map at its selected snapshot; null when one has none (the surfaces then say why). */
+async function storedMaps(
+  reader: VolatilityReader,
+  tickers: readonly string[],
+  sel: TimeSelection,
+  greek: GreekMode,
+): Promise<Map<string, { spot: string; raw: string }> | null> {
+  const out = new Map<string, { spot: string; raw: string }>();
+  for (const ticker of tickers) {
+    const ms = await reader.snapshot(ticker, sel);
+    if (ms === null) return null;
+    const [spot, raw] = await reader.answers(ticker, ms, [answerField.spot, answerField.exposure(greek)]);
+    if (spot === null || raw === null) return null;
+    out.set(ticker, { spot, raw });
+  }
+  return out;
+}

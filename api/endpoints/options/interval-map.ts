@@ -1,18 +1,17 @@
 import { sessionDateOf } from '../../../services/domain/calendar';
 import type { GreekMode } from '../../../services/domain/volatility';
-import { VOLATILITY_VIEW } from '../../../services/views/volatility';
+import { VOLATILITY_VIEW, type SurfaceLeg } from '../../../services/views/volatility';
+import { answerField, chainOf, rawExposureJson } from '../../../services/views/volatility-answers';
 import { SURFACE_FIELDS, type SurfaceLegRow } from '../../fields/volatility';
 import { bucketKey, bucketStart } from '../../request/aggregation/buckets';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
 import { aggregationPeriodSchema, parseAggregationPeriod } from '../../request/aggregation/period';
-import type { EndpointDef } from '../../request/endpoint';
+import { JsonText, type EndpointDef } from '../../request/endpoint';
 import { show } from '../../request/fields';
 import { filterPredicate, parseFilterObject, type FilterParam } from '../../request/filter-object';
 import { normalizeName } from '../../request/names';
 import { invalid } from '../../request/problem';
 import { parseTimeSelection, selectionSpanMs, selectorSchemas } from '../../request/time-selectors';
-import { surfaceExposures } from '../../views/volatility/exposure';
-import { VolatilityReader, dayEndMs, dayStartMs } from '../../views/volatility/reader';
+import { VolatilityReader, dayEndMs, dayStartMs, legRow } from '../../views/volatility/reader';
 import { greekModeSchema, requiredTickers } from '../../views/volatility/request';
 
 const FILTERS: FilterParam[] = [
@@ -128,43 +127,52 @@ export const intervalMap: EndpointDef = {
     // The last snapshot of each bucket.
     const last = new Map<number, number>();
     for (const ms of await reader.snapshotsIn(ticker, from, to)) last.set(bucketStart(period, ms), ms);
-    const oiBySession = new Map<string, Map<string, number>>();
-    const buckets: [string, Record<string, Record<string, { CALL?: number; PUT?: number }>>][] = [];
-    // Every bucket's surface in one round trip; of each, objects only for the priced legs with open
-    // interest (the others have no exposure): building every contract's leg was most of the CPU.
-    const texts = await reader.surfaceTexts(ticker, [...last.values()]);
-    for (const [i, [start, ms]] of [...last].entries()) {
-      const date = sessionDateOf(ms);
-      let oi = oiBySession.get(date);
-      if (!oi) oiBySession.set(date, (oi = await reader.openInterest(ticker, date)));
-      const held = oi;
-      const s = reader.pricedLegs(texts[i], (osi) => (held.get(osi) ?? 0) > 0);
-      if (s.spot === null) continue;
-      const byExp = new Map<string, Map<string, { CALL?: number; PUT?: number }>>();
-      for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, 'RAW', keep)) {
-        let strikes = byExp.get(e.expiration);
-        if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
-        const k = strikeKey(e.strike);
-        const cell = strikes.get(k) ?? {};
-        cell[e.right] = e.exposure;
-        strikes.set(k, cell);
-      }
-      if (!byExp.size) continue;
-      const cells = orderedMap(
-        [...byExp].map(
-          ([exp, strikes]) =>
-            [
-              exp,
-              orderedMap(
-                [...strikes].map(([k, c]) => [k, { ...(c.CALL !== undefined && { CALL: c.CALL }), ...(c.PUT !== undefined && { PUT: c.PUT }) }]),
-                'decimal',
-              ),
-            ] as const,
-        ),
-        'date',
-      );
-      buckets.push([bucketKey(start), cells]);
-    }
-    return { data: orderedMap(buckets, 'epochMs') };
+    const instants = [...last.values()];
+    // Unfiltered, a bucket is its snapshot's stored RAW exposure map; the strike bounds and the
+    // expiration filter have no stored answer, so those requests write the maps from the surfaces.
+    const unfiltered = filter.values.size === 1 && min === null && max === null;
+    const cells = unfiltered
+      ? await reader.answerAt(ticker, instants, answerField.exposure(greek))
+      : await cellsFromSurfaces(reader, ticker, instants, greek, (l, spot) => {
+          const row = legRow(ticker, l, spot);
+          return row !== null && keep(row);
+        });
+    // Buckets come out ascending (the snapshots are); one without a priced snapshot or without a cell is left out.
+    const buckets = [...last.keys()].flatMap((start, i) => (cells[i] === null || cells[i] === '{}' ? [] : [`"${bucketKey(start)}":${cells[i]}`]));
+    return new JsonText(`{"data":{${buckets.join(',')}}}`);
   },
 };
+
+/** The RAW exposure map of each snapshot written from its surface, for a filter no stored answer serves (null: no price). */
+async function cellsFromSurfaces(
+  reader: VolatilityReader,
+  ticker: string,
+  instants: readonly number[],
+  greek: GreekMode,
+  keep: (l: SurfaceLeg, spot: number) => boolean,
+): Promise<(string | null)[]> {
+  const oiBySession = new Map<string, Map<string, number>>();
+  // Every bucket's surface in one round trip; of each, objects only for the priced legs with open
+  // interest (the others have no exposure): building every contract's leg was most of the CPU.
+  const texts = await reader.surfaceTexts(ticker, instants);
+  const out: (string | null)[] = [];
+  for (const [i, ms] of instants.entries()) {
+    const date = sessionDateOf(ms);
+    let oi = oiBySession.get(date);
+    if (!oi) oiBySession.set(date, (oi = await reader.openInterest(ticker, date)));
+    const held = oi;
+    const s = reader.pricedLegs(texts[i], (osi) => (held.get(osi) ?? 0) > 0);
+    const spot = s.spot;
+    out.push(
+      spot === null
+        ? null
+        : rawExposureJson(
+            chainOf(s.legs, (l) => keep(l, spot)),
+            spot,
+            (osi) => held.get(osi),
+            greek,
+          ),
+    );
+  }
+  return out;
+}

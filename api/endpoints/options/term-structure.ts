@@ -1,17 +1,11 @@
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
 import { DELTA_RANGE_FILTER, SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS } from '../../fields/volatility';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
-import type { EndpointDef } from '../../request/endpoint';
+import { answerField, chainOf, termStructureJson } from '../../../services/views/volatility-answers';
+import { JsonText, type EndpointDef } from '../../request/endpoint';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { requiredTickers, surfaceFilterSchema } from '../../views/volatility/request';
 import { VolatilityReader, legRow, priceUnavailable } from '../../views/volatility/reader';
-
-interface LegPoint {
-  delta: number;
-  iv: number;
-  moneyType: string;
-}
 
 const LEG_SCHEMA = {
   type: 'object',
@@ -77,32 +71,18 @@ export const termStructure: EndpointDef = {
     const keep = filterPredicate(filter);
     const reader = await VolatilityReader.open(ctx);
     const ms = await reader.snapshot(ticker, sel);
+    // Unfiltered: the snapshot's stored answer (services/views/volatility-answers.ts).
+    if (ms !== null && filter.values.size === 1) {
+      const [spot, data] = await reader.answers(ticker, ms, [answerField.spot, answerField.termStructure]);
+      if (spot !== null && data !== null) return new JsonText(`{"stockPrice":${spot},"data":${data}}`);
+    }
     const s = ms === null ? null : await reader.surface(ticker, ms);
     if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
-    const byExp = new Map<string, Map<string, { CALL?: LegPoint; PUT?: LegPoint }>>();
-    for (const l of s.legs) {
-      const row = legRow(ticker, l, s.spot);
-      if (!row || !keep(row)) continue;
-      let strikes = byExp.get(l.expiration);
-      if (!strikes) byExp.set(l.expiration, (strikes = new Map()));
-      const k = strikeKey(l.strike);
-      const cell = strikes.get(k) ?? {};
-      cell[l.right] = { delta: row.delta, iv: row.impliedVolatility, moneyType: row.moneyType };
-      strikes.set(k, cell);
-    }
-    const data = orderedMap(
-      [...byExp].map(
-        ([exp, strikes]) =>
-          [
-            exp,
-            orderedMap(
-              [...strikes].map(([k, c]) => [k, { ...(c.CALL && { CALL: c.CALL }), ...(c.PUT && { PUT: c.PUT }) }]),
-              'decimal',
-            ),
-          ] as const,
-      ),
-      'date',
-    );
-    return { stockPrice: s.spot, data };
+    const spot = s.spot;
+    const chain = chainOf(s.legs, (l) => {
+      const row = legRow(ticker, l, spot);
+      return row !== null && keep(row);
+    });
+    return new JsonText(`{"stockPrice":${JSON.stringify(spot)},"data":${termStructureJson(chain, spot)}}`);
   },
 };

@@ -81,6 +81,23 @@ export class VolatilityReader {
     return text ? decodePricedLegs(text, want) : { spot: null, legs: [] };
   }
 
+  /** Fields of a snapshot's stored answers (services/views/volatility-answers.ts answerField); null where not stored. */
+  async answers(ticker: string, ms: number, fields: readonly string[]): Promise<(string | null)[]> {
+    if (this.version === null) return fields.map(() => null);
+    return this.ctx.redis.hmget(volKey.answers(this.keys(ticker), ticker, ms), ...fields);
+  }
+
+  /** One stored answer at several snapshots, in one round trip (null where not stored). */
+  async answerAt(ticker: string, instants: readonly number[], field: string): Promise<(string | null)[]> {
+    if (this.version === null || !instants.length) return instants.map(() => null);
+    const pipe = this.ctx.redis.pipeline();
+    for (const ms of instants) pipe.hget(volKey.answers(this.keys(ticker), ticker, ms), field);
+    return (await pipe.exec())!.map(([err, v]) => {
+      if (err) throw err;
+      return v as string | null;
+    });
+  }
+
   /** Open interest of a session by osi (the start-of-session figure published for it). */
   async openInterest(ticker: string, date: string): Promise<Map<string, number>> {
     const text = this.version === null ? null : await this.ctx.redis.get(volKey.openInterest(this.keys(ticker), ticker, date));
