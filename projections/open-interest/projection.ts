@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
 import { topicFor } from '../../schemas/catalog';
+import { maxPainJson } from '../../services/domain/max-pain';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
   CHANGE_SESSIONS,
@@ -220,6 +221,9 @@ async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEven
       }
     }
     ops.push(['HSET', oiKeys.chain(keys, g.ticker, g.exp), g.session, encodeChain(byStrike.values())]);
+    // Max pain depends on the chain alone: answered here, once per change, not per request.
+    const pain = maxPainJson([...byStrike.values()]);
+    ops.push(pain === null ? ['HDEL', oiKeys.maxPain(keys, g.ticker, g.exp), g.session] : ['HSET', oiKeys.maxPain(keys, g.ticker, g.exp), g.session, pain]);
     ops.push(['ZADD', oiKeys.expirations(keys, g.ticker), '0', g.exp]);
   });
   for (const t of [...totals.values()].sort((a, b) => asc(`${a.ticker}|${a.session}`, `${b.ticker}|${b.session}`))) {

@@ -55,3 +55,17 @@ const cents = (v: number) => Math.round(v * 100) / 100;
 export function strikeKey(strike: number): string {
   return Number.isInteger(strike) ? strike.toFixed(1) : String(strike);
 }
+
+/**
+ * The max-pain answer of a chain without its stockPrice, as the response's JSON text up to it:
+ * `"data":{...},"maxPainStrikePrice":K`. Null when no strike has open interest (no answer). The
+ * open-interest projection stores it per session and expiration, so a request only appends the
+ * session's price.
+ */
+export function maxPainJson(chain: readonly StrikeOpenInterest[]): string | null {
+  const pain = chain.some((c) => c.call > 0 || c.put > 0) ? maxPain(chain) : null;
+  if (!pain) return null;
+  const data: Record<string, { callIntrinsicValue: number; putIntrinsicValue: number }> = {};
+  for (const c of pain.cells) data[strikeKey(c.strike)] = { callIntrinsicValue: c.callIntrinsicValue, putIntrinsicValue: c.putIntrinsicValue };
+  return `"data":${JSON.stringify(data)},"maxPainStrikePrice":${JSON.stringify(pain.maxPainStrike)}`;
+}

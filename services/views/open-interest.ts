@@ -9,6 +9,8 @@ import type { TableLayout } from './table';
  *   os                    zset (lex)  sessions with open interest in this partition
  *   c:<S>                 hash  compact osi -> "oi,createdTime"   (the newest CHANGE_SESSIONS + 1 sessions)
  *   ce:<T>:<EXP>          hash  session -> chain "strike,callOi,putOi;..." by ascending strike (every session)
+ *   mp:<T>:<EXP>          hash  session -> the chain's max-pain answer up to its stockPrice (domain/max-pain.ts
+ *                               maxPainJson); no field when no strike has open interest
  *   cx:<T>                zset (lex)  the ticker's expirations that have a chain
  *   tc:<T>, tp:<T>        hash  session -> total call / put open interest of the ticker (every session)
  *   px:<T>                hash  session -> official close of the underlying
@@ -25,8 +27,8 @@ export const OPEN_INTEREST_VIEW = 'open-interest';
 /** How many of a partition's newest sessions keep change rows. Part of the layout: a change needs a new OPEN_INTEREST_FORMAT. */
 export const CHANGE_SESSIONS = 20;
 
-/** Version of the layout above. */
-export const OPEN_INTEREST_FORMAT = 1;
+/** Version of the layout above. 2: the stored max-pain answers (mp:<T>:<EXP>). */
+export const OPEN_INTEREST_FORMAT = 2;
 
 /** One row of open-interest-change. */
 export interface OiChangeRow {
@@ -117,6 +119,7 @@ export const oiKeys = {
   sessions: (k: PartitionKeys) => k.key('os'),
   contracts: (k: PartitionKeys, session: string) => k.key('c', session),
   chain: (k: PartitionKeys, ticker: string, expiration: string) => k.key('ce', ticker, expiration),
+  maxPain: (k: PartitionKeys, ticker: string, expiration: string) => k.key('mp', ticker, expiration),
   expirations: (k: PartitionKeys, ticker: string) => k.key('cx', ticker),
   calls: (k: PartitionKeys, ticker: string) => k.key('tc', ticker),
   puts: (k: PartitionKeys, ticker: string) => k.key('tp', ticker),

@@ -1,4 +1,4 @@
-import { maxPain, strikeKey } from '../../services/domain/max-pain';
+import { maxPain, maxPainJson, strikeKey } from '../../services/domain/max-pain';
 
 /** Max pain against chains computed by hand (services/domain/max-pain.ts has the formulas). */
 describe('max pain', () => {
@@ -60,5 +60,20 @@ describe('max pain', () => {
 
   it('strike keys are dollars with at least one decimal', () => {
     expect([215, 212.5, 2.55, 1000].map(strikeKey)).toEqual(['215.0', '212.5', '2.55', '1000.0']);
+  });
+
+  it('the stored answer is the response up to its stockPrice, and none without open interest', () => {
+    const chain = [
+      { strike: 100, call: 10, put: 0 },
+      { strike: 105, call: 0, put: 0 },
+      { strike: 110, call: 0, put: 20 },
+    ];
+    const pain = maxPain(chain)!;
+    const data = Object.fromEntries(
+      pain.cells.map((c) => [strikeKey(c.strike), { callIntrinsicValue: c.callIntrinsicValue, putIntrinsicValue: c.putIntrinsicValue }]),
+    );
+    expect(`{${maxPainJson(chain)},"stockPrice":104.5}`).toBe(JSON.stringify({ data, maxPainStrikePrice: pain.maxPainStrike, stockPrice: 104.5 }));
+    expect(maxPainJson(chain.map((c) => ({ ...c, call: 0, put: 0 })))).toBeNull();
+    expect(maxPainJson([])).toBeNull();
   });
 });

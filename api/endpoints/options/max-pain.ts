@@ -1,12 +1,11 @@
-import { maxPain, strikeKey } from '../../../services/domain/max-pain';
 import { OPEN_INTEREST_VIEW } from '../../../services/views/open-interest';
-import type { EndpointDef } from '../../request/endpoint';
+import { JsonText, type EndpointDef } from '../../request/endpoint';
 import { OI_LOOKUP_FIELDS, OI_LOOKUP_FILTERS } from '../../fields/open-interest-lookup';
 import { parseFilterObject } from '../../request/filter-object';
 import { Problem, invalid } from '../../request/problem';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { latestSession, openInterestStamp, readChainAndPrice, tickerKeys } from '../../views/open-interest/read';
+import { latestSession, openInterestStamp, readMaxPainAndPrice, tickerKeys } from '../../views/open-interest/read';
 
 const CELL = {
   type: 'object',
@@ -86,13 +85,11 @@ export const maxPainEndpoint: EndpointDef = {
 
     const k = await tickerKeys(ctx, ticker);
     const session = selection.kind === 'session' ? selection.sessionDate : k && (await latestSession(ctx, k, ticker));
-    const { chain, price: stockPrice } = k && session ? await readChainAndPrice(ctx, k, ticker, expiration, session) : { chain: null, price: null };
-    const pain = chain && chain.some((c) => c.call > 0 || c.put > 0) ? maxPain(chain) : null;
+    const { pain, price } = k && session ? await readMaxPainAndPrice(ctx, k, ticker, expiration, session) : { pain: null, price: null };
     if (!pain)
       throw new Problem('EmptyOpenInterest', `No open interest for ${ticker} in session ${session ?? '(none published)'} for expiration ${expiration}.`);
-    if (stockPrice === null) throw new Problem('StockPriceNotFound', `No stock price for ${ticker} in session ${session} (expiration ${expiration}).`);
-    const data: Record<string, { callIntrinsicValue: number; putIntrinsicValue: number }> = {};
-    for (const c of pain.cells) data[strikeKey(c.strike)] = { callIntrinsicValue: c.callIntrinsicValue, putIntrinsicValue: c.putIntrinsicValue };
-    return { data, maxPainStrikePrice: pain.maxPainStrike, stockPrice };
+    if (price === null) throw new Problem('StockPriceNotFound', `No stock price for ${ticker} in session ${session} (expiration ${expiration}).`);
+    // The stored answer up to its stockPrice (the price written as a number, as before).
+    return new JsonText(`{${pain},"stockPrice":${JSON.stringify(Number(price))}}`);
   },
 };

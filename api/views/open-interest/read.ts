@@ -58,22 +58,21 @@ export async function openInterestStamp(ctx: EndpointContext): Promise<string | 
   return version === null ? null : viewStamp(ctx.redis, ctx.keyPrefix, OPEN_INTEREST_VIEW, version);
 }
 
-/** One session's chain of one expiration and its stock price, in one round trip. */
-export async function readChainAndPrice(
+/** One session's stored max-pain answer of one expiration (services/domain/max-pain.ts maxPainJson) and its stock price, in one round trip. */
+export async function readMaxPainAndPrice(
   ctx: EndpointContext,
   k: PartitionKeys,
   ticker: string,
   expiration: string,
   session: string,
-): Promise<{ chain: ChainStrike[] | null; price: number | null }> {
+): Promise<{ pain: string | null; price: string | null }> {
   const res = (await ctx.redis
     .pipeline()
-    .hget(oiKeys.chain(k, ticker, expiration), session)
+    .hget(oiKeys.maxPain(k, ticker, expiration), session)
     .hget(oiKeys.close(k, ticker), session)
     .hget(oiKeys.last(k, ticker), session)
     .exec())!;
   for (const [err] of res) if (err) throw err;
-  const [chain, close, last] = res.map(([, v]) => v as string | null);
-  const price = close ?? last;
-  return { chain: chain === null ? null : decodeChain(chain), price: price === null ? null : Number(price) };
+  const [pain, close, last] = res.map(([, v]) => v as string | null);
+  return { pain, price: close ?? last };
 }
