@@ -117,6 +117,14 @@ describe('the projection', () => {
     for (const k of Object.keys(b)) if (k.endsWith(':offsets')) delete b[k];
     expect(Object.keys(a).length).toBeGreaterThan(20);
     expectEqual(b, a);
+    // Every priced snapshot holds its answers (both projectors' views are the same, answers included).
+    const surfaces = Object.keys(a).filter((k) => /:s:[^:]+:\d+$/.test(k));
+    for (const k of surfaces) {
+      const answers = a[k.replace(/:s:([^:]+):(\d+)$/, ':ans:$1:$2')] as Record<string, string> | undefined;
+      if (JSON.parse(a[k] as string).s === null) expect(answers).toBeUndefined();
+      else expect(Object.keys(answers ?? {}).sort()).toEqual(['p', 'ts', 'x:CHARM', 'x:DELTA', 'x:GAMMA', 'x:VANNA']);
+    }
+    expect(surfaces.length).toBeGreaterThan(50);
   });
 
   it('holds an end-of-day surface for every history session and every intraday snapshot of the tick session', () => {
