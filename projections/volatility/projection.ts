@@ -173,8 +173,9 @@ class ChunkState {
       }
       const chain = chainOf(s.surface.contracts.values());
       const oi = (await this.openInterestOf(s.ticker, sessionDateOf(s.ms))).values;
+      const lookup = hasEntries(oi) ? (osi: string) => oi[osi] : null;
       // Always every field, so an HSET replaces each answer of an earlier write.
-      this.ops.push(['HSET', key, ...surfaceAnswers(chain, s.surface.spot), ...exposureAnswers(chain, s.surface.spot, (osi) => oi[osi])]);
+      this.ops.push(['HSET', key, ...surfaceAnswers(chain, s.surface.spot), ...exposureAnswers(chain, s.surface.spot, lookup)]);
     }
     for (const o of this.oi.values()) {
       if (!o.dirty) continue;
@@ -199,6 +200,11 @@ class ChunkState {
     }
     this.ops.push(['HSET', field, date, JSON.stringify(ivIndexEntry(surface))]);
   }
+}
+
+function hasEntries(o: Record<string, unknown>): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** The at-the-money IV of each expiration of a surface, per leg (services/domain/volatility.ts atmIv). */

@@ -123,7 +123,10 @@ export function surfaceAnswers(chain: Chain, spot: number): string[] {
   return [answerField.spot, num(spot), answerField.termStructure, termStructureJson(chain, spot)];
 }
 
-/** The answers that also depend on the session's open interest, as HSET field-value pairs. */
-export function exposureAnswers(chain: Chain, spot: number, oi: OpenInterestOf): string[] {
-  return GREEK_MODES.flatMap((greek) => [answerField.exposure(greek), rawExposureJson(chain, spot, oi, greek)]);
+/**
+ * The answers that also depend on the session's open interest, as HSET field-value pairs; null
+ * when none is published yet (on a replay the quotes often come first): every map is then empty.
+ */
+export function exposureAnswers(chain: Chain, spot: number, oi: OpenInterestOf | null): string[] {
+  return GREEK_MODES.flatMap((greek) => [answerField.exposure(greek), oi ? rawExposureJson(chain, spot, oi, greek) : '{}']);
 }
