@@ -227,9 +227,7 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   // and session, however many underlyings; a per-underlying level, one per underlying.
   const targets = level.perTicker
     ? await tickerTargets(redis, prefix, version, q)
-    : (q.tickers ? [...new Set(q.tickers.map((t) => partitionOf(t, MARKET_PARTITIONS)))] : partitions()).flatMap((p) =>
-        q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]),
-      );
+    : partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]));
   const pipe = redis.pipeline();
   for (const [k, d, t] of targets) pipe.hgetall(level.key(k, d, t, minuteSessions.has(d)));
   const res = (await pipe.exec())!;
