@@ -5,6 +5,7 @@ import { BODY_LIMIT } from '../request/errors';
 import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTitle, problemTypeUri } from '../request/problem-types';
 import type { QuotaSettings } from '../request/quota';
 import type { JsonSchema } from '../request/validate';
+import { withFilterSpellings } from '../request/filter-schema';
 
 /**
  * The OpenAPI 3.1 document, generated at start-up from the endpoint modules: each endpoint's
@@ -204,7 +205,7 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     const name = operationName(def);
     const tag = def.path.split('/')[1];
     tags.add(tag);
-    schemas[`${name}Request`] = clone(def.requestSchema);
+    schemas[`${name}Request`] = clone(withFilterSpellings(def.requestSchema));
     schemas[`${name}Response`] = clone(def.responseSchema);
     const problems = [...COMMON_ENDPOINT_PROBLEMS, ...(def.problems ?? [])];
     problems.forEach((p) => usedProblems.add(p));

@@ -3,6 +3,7 @@ import { PRINT_TYPES, type EquityPrintRow } from '../../services/views/equities/
 import { FieldDef, FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * The equity print field reference (spec "Equity print row"). Every field but ID is filterable,
@@ -60,7 +61,7 @@ export const EQUITY_PRINT_FIELDS = new FieldSet<R>([
 ]);
 
 export const EQUITY_PRINT_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  TICKER_FILTER,
   { key: 'equityPrintTypes', aliases: ['equityPrintType', 'printType', 'printTypes', 'type', 'types'], kind: 'in', field: 'PRINT_TYPE' },
   { key: 'tradeSideCodes', aliases: ['tradeSideCode', 'tradeSide', 'tradeSides'], kind: 'in', field: 'TRADE_SIDE' },
   { key: 'priceRange', kind: 'range', field: 'PRICE' },

@@ -3,6 +3,7 @@ import type { ExchangeNotificationRow } from '../../services/views/equities/exch
 import { FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * The exchange-notification field reference (spec "Exchange notification row"): CREATED_TIME,
@@ -28,7 +29,4 @@ export const EXCHANGE_NOTIFICATION_FIELDS = new FieldSet<ExchangeNotificationRow
   { name: 'CREATED_TIME', type: 'time', filterable: true, projectable: true, responseKey: 'createdTime', get: (r) => r.createdTime },
 ]);
 
-export const EXCHANGE_NOTIFICATION_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
-  { key: 'types', aliases: ['type'], kind: 'in', field: 'TYPE' },
-];
+export const EXCHANGE_NOTIFICATION_FILTERS: FilterParam[] = [TICKER_FILTER, { key: 'types', aliases: ['type'], kind: 'in', field: 'TYPE' }];

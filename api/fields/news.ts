@@ -3,6 +3,7 @@ import { FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
 import type { NewsRow } from '../../services/views/news';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /** A news row as endpoints read it: the stored row and its body (null unless read). */
 export interface NewsDoc extends NewsRow {
@@ -55,7 +56,7 @@ export const NEWS_FIELDS = new FieldSet<NewsDoc>([
 ]);
 
 export const NEWS_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  TICKER_FILTER,
   { key: 'topics', aliases: ['topic'], kind: 'in', field: 'TOPICS' },
   { key: 'sentiments', aliases: ['sentiment'], kind: 'in', field: 'SENTIMENT' },
 ];

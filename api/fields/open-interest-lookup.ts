@@ -1,5 +1,6 @@
 import { FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * The filter object of the open-interest aggregations (open-interest-over-time, max-pain): one
@@ -20,7 +21,7 @@ export const OI_LOOKUP_FIELDS = new FieldSet<OiLookup>([
 ]);
 
 export const OI_LOOKUP_FILTERS: Record<'ticker' | 'expirationDate' | 'strikePrice', FilterParam> = {
-  ticker: { key: 'ticker', aliases: ['tickers'], kind: 'eq', field: 'TICKER' },
+  ticker: TICKER_FILTER,
   expirationDate: { key: 'expirationDate', aliases: ['expirationDates'], kind: 'eq', field: 'EXPIRATION_DATE' },
   strikePrice: { key: 'strikePrice', aliases: ['strikePrices'], kind: 'eq', field: 'STRIKE_PRICE' },
 };

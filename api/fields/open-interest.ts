@@ -3,6 +3,7 @@ import { FieldSet, show, type FieldDef } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
 import { invalid } from '../request/problem';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * The open-interest change row's field reference (spec "Open interest change row"): the eleven
@@ -49,7 +50,7 @@ export const OI_CHANGE_FIELDS = new FieldSet<R>([
 ]);
 
 export const OI_CHANGE_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  TICKER_FILTER,
   { key: 'contractTypes', aliases: ['contractType'], kind: 'in', field: 'CONTRACT_TYPE' },
   { key: 'strikePrices', aliases: ['strikePrice'], kind: 'in', field: 'STRIKE_PRICE' },
   { key: 'strikePriceRange', kind: 'range', field: 'STRIKE_PRICE' },

@@ -8,6 +8,7 @@ import { FieldDef, FieldSet, Scalar, show } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
 import { invalid } from '../request/problem';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * The option-trade field reference (spec "Option-trade filter set" and the order-flow rows):
@@ -141,7 +142,7 @@ export const CONSOLIDATED_FIELDS = new FieldSet<OrderFlowConsolidatedRow>([
 
 /** The option-trade filter set (spec), shared by every option-trade endpoint. */
 export const OPTION_TRADE_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  TICKER_FILTER,
   { key: 'sectors', aliases: ['sector'], kind: 'in', field: 'SECTOR' },
   { key: 'industries', aliases: ['industry'], kind: 'in', field: 'INDUSTRY' },
   { key: 'contractTypes', aliases: ['contractType'], kind: 'in', field: 'CONTRACT_TYPE' },

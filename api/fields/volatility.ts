@@ -2,6 +2,7 @@ import { MONEY_TYPES, type MoneyType } from '../../services/domain/order-flow';
 import { FieldSet } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
+import { TICKER_FILTER } from '../request/required-ticker';
 
 /**
  * A leg of a volatility surface as the snapshot endpoints filter it (term-structure,
@@ -40,7 +41,7 @@ export const SURFACE_FIELDS = new FieldSet<SurfaceLegRow>([
 
 /** The spec's snapshot filters (term-structure, exposure-by-strike); `filter.ticker` is required by each endpoint. */
 export const SURFACE_FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
+  TICKER_FILTER,
   { key: 'expirationDates', aliases: ['expirationDate'], kind: 'in', field: 'EXPIRATION_DATE' },
   { key: 'expirationDateRange', kind: 'dateRange', field: 'EXPIRATION_DATE' },
   { key: 'strikePrices', aliases: ['strikePrice'], kind: 'in', field: 'STRIKE_PRICE' },

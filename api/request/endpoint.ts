@@ -5,6 +5,7 @@ import type { ViewPointers } from '../views/pointer';
 import { methodGuardFor } from './methods';
 import type { ProblemCode } from './problem-types';
 import { JsonSchema, compileSchema } from './validate';
+import { withFilterSpellings } from './filter-schema';
 import { ResponseCache, responseKey } from '../views/response-cache';
 
 /** What an endpoint module gets to answer a request: the views, and who is asking. */
@@ -102,7 +103,7 @@ export function prefetchStamps(endpoints: readonly EndpointDef[], makeContext: (
 }
 
 export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
-  const validate = compileSchema(def.requestSchema);
+  const validate = compileSchema(withFilterSpellings(def.requestSchema));
   const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
   // One route per path, its 405 guard inside it: a request walks one layer per endpoint, not two.
   const route = router.route(def.path);

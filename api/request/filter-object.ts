@@ -10,8 +10,10 @@ import { normalizeName } from './names';
  *   range     {min, max}, numbers, either bound may be null or absent; inclusive
  *   dateRange {startDate, endDate}, LocalDates, inclusive
  *   bool      true/false
- * Keys are matched after name normalization; singular and plural spellings are aliases, and
- * naming one filter twice (ticker and tickers) is a 400, as is a value and its range together.
+ * Keys are matched after name normalization; singular and plural spellings are aliases (derived
+ * here for every value filter, so no endpoint can forget one), and naming one filter twice (ticker
+ * and tickers) is a 400, as is a value and its range together. A single-value filter takes a
+ * scalar or a one-element list, since the contract lets every collection name take either.
  */
 
 export type FilterKind = 'in' | 'eq' | 'range' | 'dateRange' | 'bool';
@@ -32,6 +34,26 @@ export interface ParsedFilter<Row> {
   terms: Map<string, Term<Row>[]>;
 }
 
+/**
+ * The other number of a filter name (spec "filter object": plural collection names accept the
+ * singular, and the reverse): tickers <-> ticker, industries <-> industry, strikePrice <-> strikePrices.
+ */
+export function otherNumber(name: string): string {
+  if (/[^aeiou]ies$/i.test(name)) return `${name.slice(0, -3)}y`;
+  if (/ses$/i.test(name)) return name.slice(0, -2);
+  if (/s$/i.test(name)) return name.slice(0, -1);
+  if (/[^aeiou]y$/i.test(name)) return `${name.slice(0, -1)}ies`;
+  if (/(s|x|ch|sh)$/i.test(name)) return `${name}es`;
+  return `${name}s`;
+}
+
+/** Every name a filter answers to after normalization: its key, its aliases, and their other number. */
+export function filterNames(p: FilterParam): string[] {
+  const names = [p.key, ...(p.aliases ?? [])];
+  const values = p.kind === 'in' || p.kind === 'eq';
+  return [...new Set((values ? [...names, ...names.map(otherNumber)] : names).map(normalizeName))];
+}
+
 export function parseFilterObject<Row>(
   raw: unknown,
   params: readonly FilterParam[],
@@ -42,7 +64,9 @@ export function parseFilterObject<Row>(
   if (raw === undefined || raw === null) return out;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw invalid('filter', 'must be an object');
   const byName = new Map<string, FilterParam>();
+  // Declared spellings first, so a derived one never shadows another filter's own name.
   for (const p of params) for (const n of [p.key, ...(p.aliases ?? [])]) byName.set(normalizeName(n), p);
+  for (const p of params) for (const n of filterNames(p)) if (!byName.has(n)) byName.set(n, p);
   const seen = new Map<string, string>();
 
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
@@ -59,7 +83,7 @@ export function parseFilterObject<Row>(
       case 'in':
       case 'eq': {
         const list = Array.isArray(v) ? v : [v];
-        if (p.kind === 'eq' && Array.isArray(v)) throw invalid(path, 'takes a single value');
+        if (p.kind === 'eq' && list.length > 1) throw invalid(path, `takes a single value, got ${list.length}`);
         if (list.length === 0) throw invalid(path, 'must not be an empty list');
         if (list.length > LIMITS.maxValues) throw invalid(path, `has more than ${LIMITS.maxValues} values`);
         const values = [...new Set(list.map((x, i) => parseFieldValue(field, x, Array.isArray(v) ? `${path}[${i}]` : path)))];

@@ -1,6 +1,8 @@
 import { NEWS_FIELDS } from '../../api/endpoints/news/news-articles';
 import { FieldSet } from '../../api/request/fields';
-import { FilterParam, filterPredicate, parseFilterObject } from '../../api/request/filter-object';
+import { FilterParam, filterPredicate, otherNumber, parseFilterObject } from '../../api/request/filter-object';
+import { withFilterSpellings } from '../../api/request/filter-schema';
+import { TICKER_FILTER } from '../../api/request/required-ticker';
 import type { NewsDoc } from '../../api/fields/news';
 import { expectInvalid } from '../support/problems';
 
@@ -85,5 +87,56 @@ describe('ranges', () => {
 
   it('a single value and its range are mutually exclusive', () => {
     expectInvalid(() => pred({ strikePrice: 100, strikePriceRange: { min: 1 } }), 'filter.strikePriceRange', /mutually exclusive/);
+  });
+});
+
+describe('the alias rule, decided once', () => {
+  it('derives the other number of every value filter name', () => {
+    expect(['ticker', 'tickers', 'industry', 'industries', 'strikePrice', 'expirationDates', 'osi'].map(otherNumber)).toEqual([
+      'tickers',
+      'ticker',
+      'industries',
+      'industry',
+      'strikePrices',
+      'expirationDate',
+      'osis',
+    ]);
+  });
+
+  it('a filter declared under one spelling answers to all four', () => {
+    const single: FilterParam[] = [{ key: 'ticker', kind: 'eq', field: 'TICKER' }];
+    for (const f of [{ ticker: 'AAPL' }, { ticker: ['AAPL'] }, { tickers: 'AAPL' }, { tickers: ['aapl'] }]) {
+      expect(parseFilterObject(f, single, NEWS_FIELDS).values.get('ticker')).toEqual(['AAPL']);
+      expect(parseFilterObject(f, [TICKER_FILTER], NEWS_FIELDS).values.get('tickers')).toEqual(['AAPL']);
+    }
+    expectInvalid(() => parseFilterObject({ tickers: ['A', 'B'] }, single, NEWS_FIELDS), 'filter.tickers', /single value, got 2/);
+  });
+
+  it('the request schemas accept a list wherever a filter takes one value', () => {
+    const schema = withFilterSpellings({
+      type: 'object',
+      properties: {
+        filter: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['ticker'],
+          properties: {
+            ticker: { type: 'string', description: 'd' },
+            expirationDate: { type: ['string', 'null'], format: 'date' },
+            isUnusual: { type: 'boolean' },
+            strikePriceRange: { type: 'object' },
+          },
+        },
+      },
+    });
+    expect((schema.properties as Record<string, unknown>).filter).toEqual({
+      type: 'object',
+      properties: {
+        ticker: { type: ['string', 'array'], items: { type: 'string' }, description: 'd' },
+        expirationDate: { type: ['string', 'null', 'array'], items: { type: 'string', format: 'date' } },
+        isUnusual: { type: 'boolean' },
+        strikePriceRange: { type: 'object' },
+      },
+    });
   });
 });

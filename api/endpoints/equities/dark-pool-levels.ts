@@ -12,7 +12,7 @@ import { STOCK_PRICES_VIEW } from '../../../services/views/equities/stock-prices
 import { PartitionKeys } from '../../../services/views/keys';
 import { orderedMapJson, priceLevelKey } from '../../request/aggregation/ordered-map';
 import type { EndpointContext, EndpointDef } from '../../request/endpoint';
-import { parseFieldValue } from '../../request/fields';
+import { parseTickerOnlyFilter, tickerOnlyFilterSchema } from '../../request/required-ticker';
 import { Problem } from '../../request/problem';
 import { parseSessionDateRange, selectorSchemas, tomorrowInNewYork } from '../../request/time-selectors';
 import { StockPrices } from '../../views/equities/stock-prices';
@@ -73,12 +73,7 @@ export const darkPoolLevels: EndpointDef = {
     additionalProperties: false,
     required: ['filter', 'sessionDateRange'],
     properties: {
-      filter: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['ticker'],
-        properties: { ticker: { type: 'string', description: 'The ticker (required).' } },
-      },
+      filter: tickerOnlyFilterSchema('The ticker (alias tickers; required).'),
       ...selectorSchemas(['sessionDateRange']),
     },
   },
@@ -130,11 +125,7 @@ export const darkPoolLevels: EndpointDef = {
   },
 
   async handle(body, ctx) {
-    const ticker = parseFieldValue(
-      { name: 'TICKER', type: 'symbol', filterable: true, projectable: false, get: () => null },
-      (body.filter as { ticker: unknown }).ticker,
-      'filter.ticker',
-    ) as string;
+    const ticker = parseTickerOnlyFilter(body.filter);
     const range = parseSessionDateRange(body.sessionDateRange, Date.now());
     const pricesVersion = await ctx.views.version(STOCK_PRICES_VIEW);
     const prices = pricesVersion === null ? null : new StockPrices(ctx.redis, ctx.keyPrefix, pricesVersion);

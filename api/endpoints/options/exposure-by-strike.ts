@@ -10,7 +10,8 @@ import { parseTimeSelection, selectorSchemas } from '../../request/time-selector
 import { fragments } from '../../request/validate';
 import { surfaceExposures } from '../../views/volatility/exposure';
 import { VolatilityReader, priceUnavailable } from '../../views/volatility/reader';
-import { greekModeSchema, representationModeSchema, requiredTickers, surfaceFilterSchema } from '../../views/volatility/request';
+import { greekModeSchema, representationModeSchema, surfaceFilterSchema } from '../../views/volatility/request';
+import { requiredTickers } from '../../request/required-ticker';
 
 interface Cell {
   callExposure?: number;
@@ -91,7 +92,7 @@ export const exposureByStrike: EndpointDef = {
   async handle(body, ctx) {
     const sel = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
     const filter = parseFilterObject(body.filter, SURFACE_FILTERS, SURFACE_FIELDS, SURFACE_EXCLUSIVE);
-    const tickers = requiredTickers(filter, false);
+    const tickers = requiredTickers(filter);
     const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, SURFACE_FIELDS, 'A');
     const keep = and([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
     const greek = body.greekMode as GreekMode;

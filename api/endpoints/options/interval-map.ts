@@ -13,12 +13,11 @@ import { invalid } from '../../request/problem';
 import { parseTimeSelection, selectionSpanMs, selectorSchemas } from '../../request/time-selectors';
 import { surfaceExposures } from '../../views/volatility/exposure';
 import { VolatilityReader, dayEndMs, dayStartMs } from '../../views/volatility/reader';
-import { greekModeSchema, requiredTickers } from '../../views/volatility/request';
+import { greekModeSchema } from '../../views/volatility/request';
+import { requiredTicker } from '../../request/required-ticker';
+import { TICKER_FILTER } from '../../request/required-ticker';
 
-const FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
-  { key: 'expirationDate', kind: 'eq', field: 'EXPIRATION_DATE' },
-];
+const FILTERS: FilterParam[] = [TICKER_FILTER, { key: 'expirationDate', kind: 'eq', field: 'EXPIRATION_DATE' }];
 const STRIKE_BOUNDS = ['minStrikePrice', 'maxStrikePrice'] as const;
 
 /** min/maxStrikePrice: positive dollars, min not above max; the rest of the filter goes to the shared parser. */
@@ -111,7 +110,7 @@ export const intervalMap: EndpointDef = {
     const period = parseAggregationPeriod(body.aggregationPeriod, selectionSpanMs(sel));
     const { rest, min, max } = splitStrikeBounds(body.filter);
     const filter = parseFilterObject(rest, FILTERS, SURFACE_FIELDS);
-    const [ticker] = requiredTickers(filter, true);
+    const ticker = requiredTicker(filter);
     const byFilter = filterPredicate(filter);
     const keep = (r: SurfaceLegRow) => byFilter(r) && (min === null || r.strikePrice >= min) && (max === null || r.strikePrice <= max);
     const greek = body.greekMode as GreekMode;

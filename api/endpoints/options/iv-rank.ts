@@ -6,13 +6,11 @@ import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { parseFilterObject, type FilterParam } from '../../request/filter-object';
 import { VolatilityReader } from '../../views/volatility/reader';
-import { requiredTickers } from '../../views/volatility/request';
+import { requiredTicker } from '../../request/required-ticker';
+import { TICKER_FILTER } from '../../request/required-ticker';
 
 type Leg = 'CALL' | 'PUT';
-const FILTERS: FilterParam[] = [
-  { key: 'tickers', aliases: ['ticker'], kind: 'in', field: 'TICKER' },
-  { key: 'contractTypes', aliases: ['contractType'], kind: 'in', field: 'CONTRACT_TYPE' },
-];
+const FILTERS: FilterParam[] = [TICKER_FILTER, { key: 'contractTypes', aliases: ['contractType'], kind: 'in', field: 'CONTRACT_TYPE' }];
 
 interface SessionIv {
   expirationDate: string;
@@ -116,7 +114,7 @@ export const ivRank: EndpointDef = {
 
   async handle(body, ctx) {
     const filter = parseFilterObject(body.filter, FILTERS, SURFACE_FIELDS);
-    const [ticker] = requiredTickers(filter, true);
+    const ticker = requiredTicker(filter);
     const legs = (filter.values.get('contractTypes') as Leg[] | undefined) ?? ['CALL', 'PUT'];
     const lookBack = body.lookBackPeriod as number;
     const maturity = body.maturity as number;

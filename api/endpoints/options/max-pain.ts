@@ -7,6 +7,7 @@ import { Problem, invalid } from '../../request/problem';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
 import { latestSession, openInterestStamp, readChainAndPrice, tickerKeys } from '../../views/open-interest/read';
+import { requiredTicker, tickerSchema } from '../../request/required-ticker';
 
 const CELL = {
   type: 'object',
@@ -42,7 +43,7 @@ export const maxPainEndpoint: EndpointDef = {
       filter: {
         ...fragments.filter,
         properties: {
-          ticker: { type: 'string', description: 'Underlying ticker (required).' },
+          ticker: tickerSchema(),
           expirationDate: { type: 'string', format: 'date', description: 'Expiration, yyyy-MM-dd (required).' },
         },
       },
@@ -79,9 +80,8 @@ export const maxPainEndpoint: EndpointDef = {
   async handle(body, ctx) {
     const selection = parseTimeSelection(body, ['sessionDate']);
     const filter = parseFilterObject(body.filter, [OI_LOOKUP_FILTERS.ticker, OI_LOOKUP_FILTERS.expirationDate], OI_LOOKUP_FIELDS);
-    const ticker = (filter.values.get('ticker') as string[] | undefined)?.[0];
+    const ticker = requiredTicker(filter);
     const expiration = (filter.values.get('expirationDate') as string[] | undefined)?.[0];
-    if (ticker === undefined) throw invalid('filter.ticker', 'is required');
     if (expiration === undefined) throw invalid('filter.expirationDate', 'is required');
 
     const k = await tickerKeys(ctx, ticker);

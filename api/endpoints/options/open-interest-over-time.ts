@@ -5,6 +5,7 @@ import { parseFilterObject } from '../../request/filter-object';
 import { invalid } from '../../request/problem';
 import { fragments } from '../../request/validate';
 import { openInterestStamp, readAllChains, readExpirationChains, readTotals, tickerKeys } from '../../views/open-interest/read';
+import { requiredTicker, tickerSchema } from '../../request/required-ticker';
 
 type Totals = { callOpenInterest: number; putOpenInterest: number };
 
@@ -39,7 +40,7 @@ export const openInterestOverTime: EndpointDef = {
       filter: {
         ...fragments.filter,
         properties: {
-          ticker: { type: 'string', description: 'Underlying ticker (required).' },
+          ticker: tickerSchema(),
           expirationDate: { type: 'string', format: 'date', description: 'Only this expiration.' },
           strikePrice: { type: 'number', exclusiveMinimum: 0, description: 'Only this strike (dollars, positive).' },
         },
@@ -83,10 +84,9 @@ export const openInterestOverTime: EndpointDef = {
   async handle(body, ctx) {
     const f = OI_LOOKUP_FILTERS;
     const filter = parseFilterObject(body.filter, [f.ticker, f.expirationDate, f.strikePrice], OI_LOOKUP_FIELDS);
-    const ticker = (filter.values.get('ticker') as string[] | undefined)?.[0];
+    const ticker = requiredTicker(filter);
     const expiration = (filter.values.get('expirationDate') as string[] | undefined)?.[0];
     const strike = (filter.values.get('strikePrice') as number[] | undefined)?.[0];
-    if (ticker === undefined) throw invalid('filter.ticker', 'is required');
     if (strike !== undefined && !(strike > 0))
       throw invalid(`filter.${Object.keys(body.filter as object).find((key) => /strike/i.test(key))}`, 'must be a positive number of dollars');
 

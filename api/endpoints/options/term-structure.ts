@@ -4,7 +4,8 @@ import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { requiredTickers, surfaceFilterSchema } from '../../views/volatility/request';
+import { surfaceFilterSchema } from '../../views/volatility/request';
+import { requiredTicker } from '../../request/required-ticker';
 import { VolatilityReader, legRow, priceUnavailable } from '../../views/volatility/reader';
 
 interface LegPoint {
@@ -73,7 +74,7 @@ export const termStructure: EndpointDef = {
   async handle(body, ctx) {
     const sel = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
     const filter = parseFilterObject(body.filter, [...SURFACE_FILTERS, DELTA_RANGE_FILTER], SURFACE_FIELDS, SURFACE_EXCLUSIVE);
-    const [ticker] = requiredTickers(filter, true);
+    const ticker = requiredTicker(filter);
     const keep = filterPredicate(filter);
     const reader = await VolatilityReader.open(ctx);
     const ms = await reader.snapshot(ticker, sel);

@@ -1,6 +1,5 @@
 import { GREEK_MODES, REPRESENTATION_MODES } from '../../../services/domain/volatility';
-import type { ParsedFilter } from '../../request/filter-object';
-import { invalid } from '../../request/problem';
+import { tickerSchema } from '../../request/required-ticker';
 import { fragments, type JsonSchema } from '../../request/validate';
 
 /** Request pieces shared by the volatility endpoints. */
@@ -16,7 +15,7 @@ export function surfaceFilterSchema(withDelta: boolean): JsonSchema {
   return {
     ...fragments.filter,
     properties: {
-      ticker: fragments.stringOrList('Underlying ticker (alias tickers). Required.'),
+      ticker: tickerSchema('Underlying ticker (alias tickers). Required.'),
       expirationDates: fragments.stringOrList('Expiration dates yyyy-MM-dd (alias expirationDate); OR-combined. Excludes expirationDateRange.'),
       expirationDateRange: dateRange('Expirations {startDate, endDate}, inclusive.'),
       strikePrices: { type: ['number', 'array'], items: { type: 'number' }, description: 'Strikes in dollars (alias strikePrice). Excludes strikePriceRange.' },
@@ -32,11 +31,3 @@ export const representationModeSchema: JsonSchema = {
   enum: [...REPRESENTATION_MODES],
   description: 'RAW = OI x greek x 100; PER_ONE_DOLLAR_MOVE = RAW x S; PER_ONE_PERCENT_MOVE = RAW x S x 0.01 S (S: the snapshot underlying price).',
 };
-
-/** The tickers of `filter.ticker`: required; `single` endpoints take exactly one. */
-export function requiredTickers(parsed: ParsedFilter<unknown>, single: boolean): string[] {
-  const v = parsed.values.get('tickers') as string[] | undefined;
-  if (!v) throw invalid('filter.ticker', 'is required');
-  if (single && v.length !== 1) throw invalid('filter.ticker', `takes exactly one ticker, got ${v.length}`);
-  return v;
-}
