@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { createApp } from '../../api/app';
 import { ENDPOINTS } from '../../api/endpoints';
 import { V1 } from '../../api/request/endpoint';
+import { withFilterSpellings } from '../../api/request/filter-schema';
 import { PROBLEM_TYPES } from '../../api/request/problem-types';
 import { DEFAULT_QUOTA } from '../../api/request/quota';
 import { createLogger } from '../../services/log';
@@ -112,7 +113,7 @@ it('request schemas are the very objects ajv validates with: one source of truth
   for (const def of ENDPOINTS) {
     const op = doc.paths[`${V1}${def.path}`].post;
     const ref = op.requestBody.content['application/json'].schema.$ref as string;
-    expect(doc.components.schemas[ref.split('/').pop()!]).toEqual(def.requestSchema);
+    expect(doc.components.schemas[ref.split('/').pop()!]).toEqual(withFilterSpellings(def.requestSchema));
     const resRef = op.responses['200'].content['application/json'].schema.$ref as string;
     expect(doc.components.schemas[resRef.split('/').pop()!]).toEqual(def.responseSchema);
   }
@@ -160,6 +161,41 @@ it('every request example is accepted by the live API and every response example
   for (const r of Object.values(doc.components.responses as Record<string, any>)) {
     expect(problem(r.content['application/problem+json'].example) ? null : problem.errors).toBeNull();
   }
+});
+
+/** The four spellings of a filter naming one ticker: singular or plural key, scalar or one-element list. */
+function tickerSpellings(request: Record<string, unknown>): Record<string, unknown>[] | null {
+  const filter = request.filter as Record<string, unknown> | undefined;
+  const key = filter && Object.keys(filter).find((k) => /^tickers?$/i.test(k));
+  if (!filter || !key) return null;
+  const raw = filter[key];
+  const ticker = Array.isArray(raw) ? (raw.length === 1 ? raw[0] : null) : raw;
+  if (typeof ticker !== 'string') return null;
+  const rest = Object.fromEntries(Object.entries(filter).filter(([k]) => k !== key));
+  return [{ ticker }, { ticker: [ticker] }, { tickers: ticker }, { tickers: [ticker] }].map((t) => ({ ...request, filter: { ...t, ...rest } }));
+}
+
+it('every endpoint takes its ticker under all four spellings, with the same answer', async () => {
+  // The contract's alias rule for every endpoint: ticker or tickers, a scalar or a list.
+  const strip = (body: any) => (body && typeof body === 'object' ? { ...body, instance: undefined, requestId: undefined } : body);
+  const checked = new Set<string>();
+  for (const def of ENDPOINTS) {
+    if (!JSON.stringify((def.requestSchema.properties as any)?.filter ?? {}).match(/"tickers?"/)) continue;
+    const examples = Object.values(def.examples).map((e) => e.request);
+    const withTicker = examples.filter((r) => tickerSpellings(r));
+    // An endpoint whose examples name no single ticker: its first example, filtered to one.
+    for (const request of withTicker.length ? withTicker : [{ ...examples[0], filter: { ticker: 'SPY' } }]) {
+      const answers = [];
+      for (const body of tickerSpellings(request)!) {
+        const res = await api.post(`${V1}${def.path}`, body);
+        answers.push({ path: def.path, status: res.status, body: strip(res.json) });
+      }
+      expect(answers[0]!.status).not.toBe(400);
+      for (const a of answers.slice(1)) expect(a).toEqual(answers[0]);
+      checked.add(def.path);
+    }
+  }
+  expect(checked.size).toBeGreaterThanOrEqual(17);
 });
 
 it('real responses with data match the documented schemas, whatever the projection', async () => {
