@@ -6,6 +6,7 @@ import { methodGuardFor } from './methods';
 import type { ProblemCode } from './problem-types';
 import { JsonSchema, compileSchema } from './validate';
 import { withFilterSpellings } from './filter-schema';
+import { withoutFloatNoise } from './float-noise';
 import { ResponseCache, responseKey } from '../views/response-cache';
 
 /** What an endpoint module gets to answer a request: the views, and who is asking. */
@@ -113,7 +114,7 @@ export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (re
       const body = req.body === undefined ? {} : req.body;
       validate(body);
       const ctx = makeContext(req);
-      const answer = async () => Buffer.from(serialize(await def.handle(body as Record<string, unknown>, ctx)), 'utf8');
+      const answer = async () => Buffer.from(withoutFloatNoise(serialize(await def.handle(body as Record<string, unknown>, ctx))), 'utf8');
       // The stamp is read before the answer is computed, so a cached answer is never older than
       // the data as it stood when a request using it began.
       const stamp = cache && def.cacheStamp ? await (req.stamp ?? def.cacheStamp(ctx)) : null;

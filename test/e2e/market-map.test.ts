@@ -86,11 +86,14 @@ function expected(current: string, previous: string, before = Infinity, keep: (s
       previousValue: prev,
       sector: LABELS[inst.sector] ?? inst.sector,
       industry: LABELS[inst.industry] ?? inst.industry,
-      size: inst.sharesOutstanding * cur,
+      size: marketCap(inst.sharesOutstanding, cur),
     };
   }
   return out;
 }
+/** Shares outstanding x price, in dollars to the cent (the documented precision). */
+const marketCap = (shares: number, price: number) => Math.round(shares * price * 100) / 100;
+
 const LABELS: Record<string, string> = {
   TECHNOLOGY: 'Technology',
   CONSUMER_ELECTRONICS: 'Consumer Electronics',
@@ -141,7 +144,7 @@ describe('market-map', () => {
     expect((await api.post(PATH, { filter: { industry: 'software__infrastructure' } })).json.data).toEqual(
       expected(LAST, PRICED[2], Infinity, (s) => instruments.find((i) => i.symbol === s)!.industry === 'SOFTWARE__INFRASTRUCTURE'),
     );
-    const cap = instruments.find((i) => i.symbol === 'JPM')!.sharesOutstanding * priceOf('JPM', LAST)!;
+    const cap = marketCap(instruments.find((i) => i.symbol === 'JPM')!.sharesOutstanding, priceOf('JPM', LAST)!);
     const expr = {
       operator: 'OR',
       operands: [
@@ -156,7 +159,7 @@ describe('market-map', () => {
         { field: 'COMPANY_NAME', comparator: '=', value: 'exxon' },
       ],
     };
-    const capOf = (s: string) => instruments.find((i) => i.symbol === s)!.sharesOutstanding * priceOf(s, LAST)!;
+    const capOf = (s: string) => marketCap(instruments.find((i) => i.symbol === s)!.sharesOutstanding, priceOf(s, LAST)!);
     const want = expected(LAST, PRICED[2], Infinity, (s) => capOf(s) > cap || s === 'GME' || s === 'XOM');
     expect(Object.keys(want).length).toBeGreaterThan(2);
     expect((await api.post(PATH, { filterExpression: expr })).json.data).toEqual(want);

@@ -24,7 +24,7 @@ const ENTRY = {
     previousValue: { type: 'number', description: "The previous session's close, dollars." },
     sector: { type: 'string', description: 'Sector label, e.g. "Technology".' },
     industry: { type: 'string', description: 'Industry label, e.g. "Consumer Electronics".' },
-    size: { type: 'number', description: 'Market capitalization at the snapshot: shares outstanding x currentValue, dollars.' },
+    size: { type: 'number', description: 'Market capitalization at the snapshot: shares outstanding x currentValue, dollars to the cent.' },
   },
 };
 
@@ -150,7 +150,7 @@ export const marketMap: EndpointDef = {
         exchange: i.exchange,
         sector: i.sector,
         industry: i.industry,
-        size: i.sharesOutstanding * cur,
+        size: Math.round(i.sharesOutstanding * cur * 100) / 100, // dollars in cents, without float noise
         currentValue: cur,
         previousValue: prev,
       };
