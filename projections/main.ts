@@ -12,7 +12,10 @@ import type { ProjectorThreadTask } from './thread';
 
 /**
  * `npm run projector`               run every view family (or those named: `-- news`)
- * `npm run projector -- rebuild V`  replay view V into a new version, flip, then keep projecting
+ * `npm run projector -- rebuild V [--follow]`
+ *                                   replay view V into a new version, flip the pointer, drop the old
+ *                                   version and end; a running projector (npm start's) follows the
+ *                                   new version by itself. --follow keeps this process projecting.
  *
  *   MDQ_PROJECTOR_THREADS      projecting threads (default 1): each projects the named views as a
  *                              member of their consumer groups (thread.ts), so one process can
@@ -28,7 +31,8 @@ async function main(): Promise<void> {
   const log = createLogger('projector', config.logLevel);
   const args = process.argv.slice(2);
   const rebuild = args[0] === 'rebuild';
-  const names = rebuild ? args.slice(1) : args;
+  const follow = rebuild && args.includes('--follow');
+  const names = (rebuild ? args.slice(1) : args).filter((a) => a !== '--follow');
   const projections = names.length ? names.map((n) => projectionByView(n) ?? fail(`unknown view '${n}'`)) : [...PROJECTIONS];
   const settings: ProjectorSettings = {
     partitionsConcurrently: positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64),
@@ -75,6 +79,12 @@ async function main(): Promise<void> {
       const { from, to } = await p.rebuild();
       log.info({ from, to }, 'rebuild complete');
     }
+    if (!follow) {
+      log.info('rebuild done; ending (a running projector follows the new version; pass --follow to keep this one projecting)');
+      await set.stop();
+      process.exit(0);
+    }
+    log.info('rebuild done; following the new version (--follow): stop with Ctrl-C');
   } else {
     for (const p of set.projectors) await p.start();
   }

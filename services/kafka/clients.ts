@@ -9,7 +9,10 @@ function kafkaLogCreator(log?: Logger) {
     ({ level, log: entry }: LogEntry) => {
       if (!log) return;
       const { message, ...extra } = entry;
-      const fn = level <= logLevel.ERROR ? log.error : level === logLevel.WARN ? log.warn : log.debug;
+      // A rebalance (a member joining or leaving the group) is routine: kafkajs reports it as an
+      // error of the heartbeat or commit it interrupted, and the consumer simply rejoins.
+      const routine = /rebalanc/i.test(`${message} ${String((extra as { error?: unknown }).error ?? '')}`);
+      const fn = routine ? log.info : level <= logLevel.ERROR ? log.error : level === logLevel.WARN ? log.warn : log.debug;
       fn.call(log, { kafkajs: extra }, message);
     };
 }
