@@ -8,7 +8,8 @@
  *     projector alone until its view has caught up — prints/s per process, and Redis memory per
  *     stored row (used_memory delta, every key and index included);
  *  3. live: with everything running, sends probe prints stamped with the wall clock (plus a
- *     background flow) and measures print time -> row queryable in each view (p50/p99).
+ *     background flow) and measures print time -> row queryable in each view (p50/p99), and
+ *     print time -> counted in the flow-aggregates cube (every aggregate endpoint reads it).
  *
  *   npm run bench:pipeline -- [--profile full] [--date 2026-11-20] [--symbols 40] [--probes 300] [--background 2000] [--cpu-prof DIR]
  *
@@ -43,6 +44,7 @@ import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createRedis } from '../../services/redis/client';
 import { PartitionKeys } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowKeys } from '../../services/views/order-flow';
+import { FLOW_AGGREGATES_VIEW } from '../../services/views/flow-aggregates/keys';
 import { repoRoot } from '../../services/stack/paths';
 import { sleep } from '../../services/stack/process';
 import { configEnv, spawnTs } from '../support/pipeline';
@@ -297,14 +299,22 @@ async function main(): Promise<void> {
   }
 
   // 3. Live freshness: both views projected by one projector process, the processor running.
-  const live = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW], env);
+  const live = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW, FLOW_AGGREGATES_VIEW], env);
   await sleep(10_000); // group join
+  // The cube was not replayed above: let it catch up with the session before probing.
+  for (;;) {
+    if (live.exitCode !== null) throw new Error(`projector exited:\n${live.output().slice(-3000)}`);
+    const lag = await viewLag(admin, redis, [topic('enriched-print')], config.keyPrefix, FLOW_AGGREGATES_VIEW, 1).catch(() => null);
+    if (lag && caughtUp(lag)) break;
+    await sleep(500);
+  }
   const producer = new EventProducer(kafka, createRegistry(config), config.topicPrefix);
   await producer.connect();
   const printSpec = spec('option-print');
   const symbols = [...chosen];
   const hPrint = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
   const hGroup = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+  const hCube = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
   let stop = false;
   // Background flow: prints of random contracts at the wall clock, BACKGROUND per second.
   const template = (await (async () => {
@@ -338,8 +348,13 @@ async function main(): Promise<void> {
       (async () => {
         let printSeen = false;
         let groupSeen = false;
+        // The prints view's applied offset of the enriched topic when the probe showed there: the
+        // cube holds the probe once it has applied as far (an upper bound on the cube's delay).
+        let cubeTarget = -1;
+        let cubeSeen = false;
+        const offsets = (view: string) => new PartitionKeys(config.keyPrefix, view, 1, meta.partition).offsets;
         const deadline = sent + 120_000;
-        while ((!printSeen || !groupSeen) && Date.now() < deadline) {
+        while ((!printSeen || !groupSeen || !cubeSeen) && Date.now() < deadline) {
           const [a, b] = await Promise.all([
             printSeen ? 1 : redis.hexists(pk(ORDER_FLOW_PRINTS_VIEW), rowKey),
             groupSeen ? 1 : redis.hexists(pk(ORDER_FLOW_CONSOLIDATED_VIEW), rowKey),
@@ -348,6 +363,11 @@ async function main(): Promise<void> {
           if (!printSeen && a) {
             printSeen = true;
             hPrint.recordValue(now - sent);
+            cubeTarget = Number(await redis.hget(offsets(ORDER_FLOW_PRINTS_VIEW), topic('enriched-print')));
+          }
+          if (printSeen && !cubeSeen && Number((await redis.hget(offsets(FLOW_AGGREGATES_VIEW), topic('enriched-print'))) ?? -1) >= cubeTarget) {
+            cubeSeen = true;
+            hCube.recordValue(Date.now() - sent);
           }
           // The probe may join a trade started by a background print; then its own rowKey never
           // appears in the consolidated view and only the print view is measured.
@@ -355,7 +375,7 @@ async function main(): Promise<void> {
             groupSeen = true;
             hGroup.recordValue(now - sent);
           }
-          if (printSeen && !groupSeen && now - sent > 30_000) break;
+          if (printSeen && cubeSeen && !groupSeen && now - sent > 30_000) break;
           await sleep(2);
         }
       })(),
@@ -376,9 +396,11 @@ async function main(): Promise<void> {
     backgroundPrintsPerSecond: BACKGROUND,
     unconsolidated: pct(hPrint),
     consolidated: pct(hGroup),
-    measured: 'print time (wall clock at send) to row present in the view, polled every ~2 ms',
+    flowAggregates: pct(hCube),
+    measured:
+      'print time (wall clock at send) to row present in the view, polled every ~2 ms; flowAggregates: to the cube having applied the enriched topic as far as the prints view had when the row showed',
   };
-  console.log(`[live] freshness ms: prints ${JSON.stringify(pct(hPrint))}; consolidated ${JSON.stringify(pct(hGroup))}`);
+  console.log(`[live] freshness ms: prints ${JSON.stringify(pct(hPrint))}; consolidated ${JSON.stringify(pct(hGroup))}; cube ${JSON.stringify(pct(hCube))}`);
 
   await producer.disconnect();
   live.kill('SIGTERM');

@@ -1,0 +1,101 @@
+import fs from 'fs';
+import path from 'path';
+import { ENDPOINTS } from '../api/endpoints';
+import { V1 } from '../api/request/endpoint';
+import { loadConfig } from '../services/config';
+import { defaultDataDir } from '../services/stack/paths';
+
+/**
+ * `npm run smoke` — one request per endpoint against the running `npm start` (its port and the
+ * dev key in the data folder): each endpoint's first documented example, moved onto the running
+ * data (the latest session, a ticker with prints, one of its expirations and contracts). Prints
+ * the status and whether the answer holds data; exits non-zero when an endpoint answers without.
+ * `--wait S` retries for up to S seconds (after a start, until the views hold data).
+ */
+
+const TICKER = process.env.SMOKE_TICKER ?? 'SPY';
+const waitS = Number(process.argv[process.argv.indexOf('--wait') + 1] || 0) * (process.argv.includes('--wait') ? 1 : 0);
+
+const dataDir = process.env.MDQ_DATA_DIR || defaultDataDir();
+const base = `http://127.0.0.1:${loadConfig().port}${V1}`;
+const key = fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
+
+async function post(p: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(base + p, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json().catch(() => null) };
+}
+
+const hasData = (json: any): boolean => {
+  const d = json?.data;
+  if (Array.isArray(d)) return d.length > 0;
+  if (d && typeof d === 'object') return Object.keys(d).length > 0;
+  return json !== null && typeof json === 'object' && Object.keys(json).length > 0 && d === undefined;
+};
+
+/** What the running data offers: an expiration and a contract of TICKER with prints. */
+async function landmarks(): Promise<{ expiration: string; osi: string; contract: Record<string, unknown> } | null> {
+  const tape = await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1 });
+  const row = tape.json?.data?.[0];
+  if (!row) return null;
+  return {
+    expiration: row.expirationDate,
+    osi: row.osi,
+    contract: { ticker: TICKER, expirationDate: row.expirationDate, strikePrice: row.strikePrice, contractType: row.contractType },
+  };
+}
+
+/** An example moved onto the running data: default time selection, TICKER, the landmarks. */
+function adapt(request: Record<string, unknown>, l: NonNullable<Awaited<ReturnType<typeof landmarks>>>): Record<string, unknown> {
+  const { sessionDate: _s, snapshotTime: _t, timeRange: _r, ...rest } = request;
+  const out: Record<string, unknown> = { ...rest };
+  if (out.sessionDateRange) out.sessionDateRange = { startDate: new Date(Date.now() - 45 * 86_400_000).toISOString().slice(0, 10) };
+  const filter = { ...((out.filter as Record<string, unknown>) ?? {}) };
+  if (filter.osi) filter.osi = l.osi;
+  if (filter.ticker || filter.tickers) {
+    delete filter.tickers;
+    Object.assign(filter, filter.contractType ? l.contract : { ticker: TICKER });
+  }
+  for (const k of ['expirationDate', 'expirationDates']) if (filter[k] && !filter.contractType) filter[k] = l.expiration;
+  for (const k of ['strikePrice', 'strikePrices', 'minStrikePrice', 'maxStrikePrice', 'strikePriceRange']) if (!filter.contractType) delete filter[k];
+  delete out.minStrikePrice;
+  delete out.maxStrikePrice;
+  if (Object.keys(filter).length || out.filter) out.filter = filter;
+  return out;
+}
+
+async function main(): Promise<void> {
+  const deadline = Date.now() + waitS * 1000;
+  for (;;) {
+    const l = await landmarks().catch(() => null);
+    const rows: { endpoint: string; status: number; data: boolean; detail?: string }[] = [];
+    if (l) {
+      for (const def of ENDPOINTS) {
+        const example = Object.values(def.examples)[0]!;
+        const body = adapt(example.request, l);
+        const res = await post(def.path, body);
+        rows.push({
+          endpoint: def.path,
+          status: res.status,
+          data: res.status === 200 && hasData(res.json),
+          detail: res.status === 200 ? undefined : res.json?.detail,
+        });
+      }
+    }
+    const missing = l ? rows.filter((r) => !r.data) : [{ endpoint: 'order-flow/unconsolidated', status: 0, data: false, detail: `no print of ${TICKER} yet` }];
+    if (!missing.length || Date.now() >= deadline) {
+      for (const r of rows) console.log(`${r.data ? 'data ' : 'EMPTY'} ${r.status} ${r.endpoint}${r.detail ? `  (${r.detail})` : ''}`);
+      console.log(`${rows.length - missing.length} of ${ENDPOINTS.length} endpoints answered with data`);
+      process.exit(missing.length ? 1 : 0);
+    }
+    await new Promise((r) => setTimeout(r, 5_000));
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
