@@ -20,7 +20,10 @@ const dataDir = process.env.MDQ_DATA_DIR || defaultDataDir();
 const base = `http://127.0.0.1:${loadConfig().port}${V1}`;
 const key = fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
 
-async function post(p: string, body: unknown): Promise<{ status: number; json: any }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- answers of thirty shapes, probed loosely
+type Json = any;
+
+async function post(p: string, body: unknown): Promise<{ status: number; json: Json }> {
   const res = await fetch(base + p, {
     method: 'POST',
     headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
@@ -29,7 +32,7 @@ async function post(p: string, body: unknown): Promise<{ status: number; json: a
   return { status: res.status, json: await res.json().catch(() => null) };
 }
 
-const hasData = (json: any): boolean => {
+const hasData = (json: Json): boolean => {
   const d = json?.data;
   if (Array.isArray(d)) return d.length > 0;
   if (d && typeof d === 'object') return Object.keys(d).length > 0;
