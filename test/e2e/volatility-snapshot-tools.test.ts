@@ -171,7 +171,7 @@ describe('exposure-by-expiration', () => {
   });
 
   it('applies expirations, strikes and filterExpression', async () => {
-    const exps = Object.keys(oracle.exposureByExpiration('SPY', close(), 'GAMMA', 'RAW', all).exposureMap);
+    const exps = Object.keys(oracle.exposureByExpiration('SPY', close(), 'GAMMA', 'RAW', all).exposureMap).sort();
     const spot = oracle.spotAt('SPY', close())!;
     const cases: [Record<string, unknown>, unknown, (l: OracleLeg) => boolean][] = [
       [{ expirationDates: exps.slice(0, 2) }, null, (l) => exps.slice(0, 2).includes(l.expiration)],
@@ -228,7 +228,7 @@ describe('volatility-skew', () => {
   });
 
   it('filters contract types and expirations; nothing matching gives data {} and stockPrice 0', async () => {
-    const exps = Object.keys(oracle.skew('SPY', close(), all).data);
+    const exps = Object.keys(oracle.skew('SPY', close(), all).data).sort();
     const cases: [Record<string, unknown>, (l: OracleLeg) => boolean][] = [
       [{ contractTypes: ['PUT'] }, (l) => l.right === 'PUT'],
       [{ contractType: 'CALL', expirationDate: exps[1] }, (l) => l.right === 'CALL' && l.expiration === exps[1]],
@@ -353,7 +353,7 @@ describe('heat-map', () => {
 
   it('applies expirations, strikes and filterExpression to every source', async () => {
     const spot = oracle.spotAt('SPY', mid())!;
-    const exps = Object.keys(heatOracle('NET_VOLUME', mid(), all));
+    const exps = Object.keys(heatOracle('NET_VOLUME', mid(), all)).sort();
     const lo = Math.round(spot * 0.98);
     const hi = Math.round(spot * 1.02);
     const cases: [Record<string, unknown>, unknown, (l: { right: 'CALL' | 'PUT'; strike: number; expiration: string }) => boolean][] = [
