@@ -19,6 +19,9 @@ import { exposureByStrike } from './options/exposure-by-strike';
 import { intervalMap } from './options/interval-map';
 import { ivRank } from './options/iv-rank';
 import { termStructure } from './options/term-structure';
+import { exposureByExpiration } from './options/exposure-by-expiration';
+import { heatMap } from './options/heat-map';
+import { volatilitySkew } from './options/volatility-skew';
 
 /** Every mounted endpoint, under /v1. One module per endpoint. */
 export const ENDPOINTS: readonly EndpointDef[] = [
@@ -36,6 +39,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   termStructure,
   exposureByStrike,
   intervalMap,
+  exposureByExpiration,
+  volatilitySkew,
+  heatMap,
   contractTradeSideStatistics,
   marketShare,
   gainersLosers,

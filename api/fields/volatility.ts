@@ -56,3 +56,43 @@ export const SURFACE_EXCLUSIVE: readonly (readonly [string, string])[] = [
   ['strikePrices', 'strikePriceRange'],
   ['expirationDates', 'expirationDateRange'],
 ];
+
+/** exposure-by-expiration: the snapshot filters without moneyTypes (vendor notes section 3). */
+export const EXPOSURE_BY_EXPIRATION_FILTERS: FilterParam[] = SURFACE_FILTERS.filter((p) => p.key !== 'moneyTypes');
+
+/** volatility-skew: ticker, contract types and expirations. */
+export const SKEW_FILTERS: FilterParam[] = [
+  TICKER_FILTER,
+  { key: 'contractTypes', aliases: ['contractType'], kind: 'in', field: 'CONTRACT_TYPE' },
+  ...SURFACE_FILTERS.filter((p) => p.key === 'expirationDates' || p.key === 'expirationDateRange'),
+];
+
+/**
+ * A contract as heat-map filters it: only what names it, because heat-map's modes read three
+ * sources (the surface, the session's open interest, the flow cube's contract cells) and these
+ * four fields are what all three carry under the same names.
+ */
+export interface ContractKeyRow {
+  ticker: string;
+  expirationDate: string;
+  strikePrice: number;
+  contractType: 'CALL' | 'PUT';
+}
+
+export const HEAT_MAP_FIELDS = new FieldSet<ContractKeyRow>([
+  { name: 'TICKER', aliases: ['TICKERS'], type: 'symbol', filterable: true, projectable: false, get: (r) => r.ticker },
+  { name: 'EXPIRATION_DATE', aliases: ['EXPIRATION_DATES'], type: 'date', filterable: true, projectable: false, get: (r) => r.expirationDate },
+  { name: 'STRIKE_PRICE', aliases: ['STRIKE_PRICES', 'STRIKE'], type: 'number', filterable: true, projectable: false, get: (r) => r.strikePrice },
+  {
+    name: 'CONTRACT_TYPE',
+    aliases: ['CONTRACT_TYPES'],
+    type: 'enum',
+    enumLookup: contractTypeLookup,
+    filterable: true,
+    projectable: false,
+    get: (r) => r.contractType,
+  },
+]);
+
+/** heat-map: the snapshot filters without moneyTypes, over HEAT_MAP_FIELDS. */
+export const HEAT_MAP_FILTERS: FilterParam[] = EXPOSURE_BY_EXPIRATION_FILTERS;

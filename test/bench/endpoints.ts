@@ -94,7 +94,7 @@ const endpointOf = (p: string) => p.slice(p.indexOf('/tool/') + '/tool/'.length)
 const FAMILIES = {
   flow: ['contract-trade-side-statistics', 'market-share', 'gainers-losers', 'option-price-over-time', 'net-flow', 'net-drift'],
   orderFlow: ['order-flow/consolidated', 'order-flow/unconsolidated'],
-  volatility: ['iv-rank', 'term-structure', 'exposure-by-strike', 'interval-map'],
+  volatility: ['iv-rank', 'term-structure', 'exposure-by-strike', 'interval-map', 'exposure-by-expiration', 'volatility-skew', 'heat-map'],
   openInterest: ['open-interest-change', 'open-interest-over-time', 'max-pain'],
   equities: ['equity-prints', 'dark-pool-levels', 'exchange-notifications', 'market-map'],
   news: ['news-articles'],

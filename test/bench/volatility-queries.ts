@@ -1,7 +1,8 @@
 /**
- * Volatility query benchmark: iv-rank, term-structure, exposure-by-strike and interval-map through
- * the API over the volatility view, beside PostgreSQL answering the same questions over the same
- * quote and open-interest rows with indexes, in the same run.
+ * Volatility query benchmark: iv-rank, term-structure, exposure-by-strike, interval-map,
+ * exposure-by-expiration, volatility-skew and heat-map through the API over the volatility view,
+ * beside PostgreSQL answering the same questions over the same quote and open-interest rows with
+ * indexes, in the same run.
  *
  *   npx tsx test/bench/volatility-queries.ts [--seconds 10] [--clients 32] [--driver c|node]
  *                                            [--only TEXT] [--profile DIR] [--sessions 400] [--check]

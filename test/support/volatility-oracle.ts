@@ -3,7 +3,8 @@ import { sessionDateOf, toDayNumber } from '../../services/domain/calendar';
 import { moneynessOf } from '../../services/domain/order-flow';
 import { parseOsi } from '../../services/domain/osi';
 import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
-import { surfaceGreeks, type GreekMode, type RepresentationMode, type SurfaceGreeks } from '../../services/domain/volatility';
+import { bsmGreeks } from '../../services/domain/pricing';
+import { surfaceGreeks, yearsToExpiry, type GreekMode, type RepresentationMode, type SurfaceGreeks } from '../../services/domain/volatility';
 
 /**
  * Brute-force answers of the volatility endpoints from the source events themselves: every price
@@ -18,6 +19,8 @@ export interface OracleLeg {
   right: 'CALL' | 'PUT';
   strike: number;
   expiration: string;
+  bid: number;
+  ask: number;
   greeks: SurfaceGreeks | null;
 }
 
@@ -83,7 +86,7 @@ export class VolatilityOracle {
               RISK_FREE_RATE,
               dividendYield(ticker),
             );
-      legs.push({ osi, right: p.right, strike: p.strike, expiration: p.expiration, greeks });
+      legs.push({ osi, right: p.right, strike: p.strike, expiration: p.expiration, bid: q.bid, ask: q.ask, greeks });
     }
     return { spot, legs };
   }
@@ -118,6 +121,84 @@ export class VolatilityOracle {
       ((map[l.expiration] ??= {})[strikeText(l.strike)] ??= {})[l.right === 'CALL' ? 'callExposure' : 'putExposure'] = value;
     }
     return { exposureMap: map, stockPrice: S };
+  }
+
+  /** volatility-skew: the IV of every priced leg; nothing matching gives stockPrice 0 and data {}. */
+  skew(ticker: string, ms: number, keep: (l: OracleLeg) => boolean) {
+    const { spot, legs } = this.surface(ticker, ms);
+    const data: Record<string, Record<string, { CALL?: number; PUT?: number }>> = {};
+    for (const l of legs) if (l.greeks && keep(l)) ((data[l.expiration] ??= {})[strikeText(l.strike)] ??= {})[l.right] = l.greeks.iv;
+    return Object.keys(data).length ? { stockPrice: spot, data } : { stockPrice: 0, data: {} };
+  }
+
+  /**
+   * exposure-by-expiration: per expiration, each leg's exposures summed in OSI order, under the
+   * contributing strike nearest the spot (the lower on a tie).
+   */
+  exposureByExpiration(ticker: string, ms: number, greek: GreekMode, representation: RepresentationMode, keep: (l: OracleLeg, moneyType: string) => boolean) {
+    const { spot } = this.surface(ticker, ms);
+    const S = spot!;
+    const field = { CHARM: 'charm', DELTA: 'delta', GAMMA: 'gamma', VANNA: 'vanna' }[greek] as keyof SurfaceGreeks;
+    const legs = this.surface(ticker, ms).legs.sort((a, b) => (a.osi < b.osi ? -1 : 1));
+    const byExp = new Map<string, { strikes: number[]; call?: number; put?: number }>();
+    for (const l of legs) {
+      const oi = this.openInterest(sessionDateOf(ms), l.osi);
+      if (!l.greeks || !oi) continue;
+      if (!keep(l, moneynessOf(l.right, S, l.strike).moneyType)) continue;
+      const raw = oi * l.greeks[field] * 100;
+      const value = representation === 'RAW' ? raw : representation === 'PER_ONE_DOLLAR_MOVE' ? raw * S : raw * S * 0.01 * S;
+      const e = byExp.get(l.expiration) ?? { strikes: [] };
+      byExp.set(l.expiration, e);
+      e.strikes.push(l.strike);
+      if (l.right === 'CALL') e.call = (e.call ?? 0) + value;
+      else e.put = (e.put ?? 0) + value;
+    }
+    const map: Record<string, Record<string, { callExposure?: number; putExposure?: number }>> = {};
+    for (const [exp, e] of byExp) {
+      const key = [...e.strikes].sort((a, b) => Math.abs(a - S) - Math.abs(b - S) || a - b)[0];
+      map[exp] = { [strikeText(key)]: { ...(e.call !== undefined && { callExposure: e.call }), ...(e.put !== undefined && { putExposure: e.put }) } };
+    }
+    return { exposureMap: map, stockPrice: S };
+  }
+
+  /** heat-map's per-leg modes: quote sides, midpoint, IV (and SIGMA, the same) or a BSM greek at the IV. */
+  heatLeg(ticker: string, ms: number, right: 'CALL' | 'PUT', quantity: string, keep: (l: OracleLeg) => boolean) {
+    const { spot, legs } = this.surface(ticker, ms);
+    const data: Record<string, Record<string, { value: number }>> = {};
+    for (const l of legs) {
+      if (l.right !== right || !l.greeks || !keep(l)) continue;
+      let value: number;
+      if (quantity === 'ASK_PRICE') value = l.ask;
+      else if (quantity === 'BID_PRICE') value = l.bid;
+      else if (quantity === 'OPTION_PRICE') value = (l.bid + l.ask) / 2;
+      else if (quantity === 'IMPLIED_VOLATILITY' || quantity === 'SIGMA') value = l.greeks.iv;
+      else {
+        const g = bsmGreeks({
+          right,
+          spot: spot!,
+          strike: l.strike,
+          t: yearsToExpiry(ms, l.expiration),
+          vol: l.greeks.iv,
+          rate: RISK_FREE_RATE,
+          dividend: dividendYield(ticker),
+        });
+        value = g[quantity.toLowerCase() as keyof typeof g];
+      }
+      (data[l.expiration] ??= {})[strikeText(l.strike)] = { value };
+    }
+    return data;
+  }
+
+  /** heat-map NET_OPEN_INTEREST: the session's positive open interest of the ticker's contracts. */
+  heatOpenInterest(ticker: string, date: string, keep: (l: { right: 'CALL' | 'PUT'; strike: number; expiration: string }) => boolean) {
+    const data: Record<string, Record<string, { callValue?: number; putValue?: number }>> = {};
+    for (const [k, oi] of this.oi) {
+      const [d, osi] = k.split('|');
+      const p = parseOsi(osi)!;
+      if (d !== date || p.root !== ticker || !(oi > 0) || !keep(p)) continue;
+      ((data[p.expiration] ??= {})[strikeText(p.strike)] ??= {})[p.right === 'CALL' ? 'callValue' : 'putValue'] = oi;
+    }
+    return data;
   }
 
   /** iv-rank: per held session the ATM IV (nearest strike, lower on a tie) of the expiration nearest the maturity. */
@@ -167,6 +248,6 @@ export class VolatilityOracle {
   }
 }
 
-function strikeText(strike: number): string {
+export function strikeText(strike: number): string {
   return Number.isInteger(strike) ? `${strike}.0` : String(strike);
 }

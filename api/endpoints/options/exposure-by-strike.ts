@@ -1,22 +1,16 @@
-import { sessionDateOf } from '../../../services/domain/calendar';
 import type { GreekMode, RepresentationMode } from '../../../services/domain/volatility';
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
 import { SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS } from '../../fields/volatility';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
+import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { and, compileExpression } from '../../request/filter-expression';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { surfaceExposures } from '../../views/volatility/exposure';
-import { VolatilityReader, priceUnavailable } from '../../views/volatility/reader';
+import { exposureMap, snapshotExposures, type ExposureCell } from '../../views/volatility/exposure';
+import { VolatilityReader } from '../../views/volatility/reader';
 import { greekModeSchema, representationModeSchema, surfaceFilterSchema } from '../../views/volatility/request';
 import { requiredTickers } from '../../request/required-ticker';
-
-interface Cell {
-  callExposure?: number;
-  putExposure?: number;
-}
 
 /**
  * POST /options/tool/exposure-by-strike: open interest x greek x 100 (x the move) per leg at a
@@ -98,39 +92,10 @@ export const exposureByStrike: EndpointDef = {
     const greek = body.greekMode as GreekMode;
     const representation = body.representationMode as RepresentationMode;
     const reader = await VolatilityReader.open(ctx);
-    const out: [string, { exposureMap: Record<string, Record<string, Cell>>; stockPrice: number }][] = [];
+    const out: [string, { exposureMap: Record<string, Record<string, ExposureCell>>; stockPrice: number }][] = [];
     for (const ticker of tickers) {
-      const ms = await reader.snapshot(ticker, sel);
-      const s = ms === null ? null : await reader.surface(ticker, ms);
-      if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
-      const oi = await reader.openInterest(ticker, sessionDateOf(ms!));
-      const byExp = new Map<string, Map<string, Cell>>();
-      for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, representation, keep)) {
-        let strikes = byExp.get(e.expiration);
-        if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
-        const k = strikeKey(e.strike);
-        const cell = strikes.get(k) ?? {};
-        if (e.right === 'CALL') cell.callExposure = e.exposure;
-        else cell.putExposure = e.exposure;
-        strikes.set(k, cell);
-      }
-      const exposureMap = orderedMap(
-        [...byExp].map(
-          ([exp, strikes]) =>
-            [
-              exp,
-              orderedMap(
-                [...strikes].map(([k, c]) => [
-                  k,
-                  { ...(c.callExposure !== undefined && { callExposure: c.callExposure }), ...(c.putExposure !== undefined && { putExposure: c.putExposure }) },
-                ]),
-                'decimal',
-              ),
-            ] as const,
-        ),
-        'date',
-      );
-      out.push([ticker, { exposureMap, stockPrice: s.spot }]);
+      const { spot, exposures } = await snapshotExposures(reader, ticker, sel, greek, representation, keep);
+      out.push([ticker, { exposureMap: exposureMap(exposures), stockPrice: spot }]);
     }
     return { data: orderedMap(out, 'text') };
   },

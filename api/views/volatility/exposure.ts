@@ -1,8 +1,11 @@
+import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
 import { legExposure, type GreekMode, type RepresentationMode } from '../../../services/domain/volatility';
 import type { SurfaceLeg } from '../../../services/views/volatility';
 import type { SurfaceLegRow } from '../../fields/volatility';
 import type { Predicate } from '../../request/filter-expression';
-import { legRow } from './reader';
+import { sessionDateOf } from '../../../services/domain/calendar';
+import type { TimeSelection } from '../../request/time-selectors';
+import { VolatilityReader, legRow, priceUnavailable } from './reader';
 
 /** One leg's exposure at a snapshot. */
 export interface LegExposure {
@@ -33,6 +36,91 @@ export function surfaceExposures(
     const row = legRow(ticker, l, spot);
     if (!row || !keep(row)) continue;
     out.push({ expiration: l.expiration, strike: l.strike, right: l.right, exposure: legExposure(oi, l.greeks, greek, representation, spot) });
+  }
+  return out;
+}
+
+/**
+ * The exposures of one ticker at the snapshot a selection names, with the snapshot's underlying
+ * price (exposure-by-strike, exposure-by-expiration, heat-map): a 422 when there is no snapshot or
+ * it has no underlying price.
+ */
+export async function snapshotExposures(
+  reader: VolatilityReader,
+  ticker: string,
+  sel: TimeSelection,
+  greek: GreekMode,
+  representation: RepresentationMode,
+  keep: Predicate<SurfaceLegRow>,
+): Promise<{ ms: number; spot: number; exposures: LegExposure[] }> {
+  const ms = await reader.snapshot(ticker, sel);
+  const s = ms === null ? null : await reader.surface(ticker, ms);
+  if (ms === null || !s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
+  const oi = await reader.openInterest(ticker, sessionDateOf(ms));
+  return { ms, spot: s.spot, exposures: surfaceExposures(ticker, s.legs, s.spot, oi, greek, representation, keep) };
+}
+
+/** A strike's cell of an exposure map: a leg without exposure omits its field. */
+export interface ExposureCell {
+  callExposure?: number;
+  putExposure?: number;
+}
+
+/** expiration (ascending) -> strike key (ascending) -> cell, from (expiration, strike, leg, exposure) entries. */
+export function exposureMap(entries: Iterable<LegExposure>): Record<string, Record<string, ExposureCell>> {
+  const byExp = new Map<string, Map<string, ExposureCell>>();
+  for (const e of entries) {
+    let strikes = byExp.get(e.expiration);
+    if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
+    const k = strikeKey(e.strike);
+    const cell = strikes.get(k) ?? {};
+    if (e.right === 'CALL') cell.callExposure = (cell.callExposure ?? 0) + e.exposure;
+    else cell.putExposure = (cell.putExposure ?? 0) + e.exposure;
+    strikes.set(k, cell);
+  }
+  return orderedMap(
+    [...byExp].map(
+      ([exp, strikes]) =>
+        [
+          exp,
+          orderedMap(
+            [...strikes].map(([k, c]) => [
+              k,
+              { ...(c.callExposure !== undefined && { callExposure: c.callExposure }), ...(c.putExposure !== undefined && { putExposure: c.putExposure }) },
+            ]),
+            'decimal',
+          ),
+        ] as const,
+    ),
+    'date',
+  );
+}
+
+/**
+ * exposure-by-expiration's aggregation: per expiration one entry holding the sum of each leg's
+ * exposure over the expiration's strikes, keyed by the strike nearest the snapshot price among the
+ * strikes that contributed (the lower on a tie, iv-rank's at-the-money rule). A leg with no
+ * contributing contract omits its field, as on exposure-by-strike.
+ */
+export function expirationTotals(exposures: readonly LegExposure[], spot: number): LegExposure[] {
+  const byExp = new Map<string, LegExposure[]>();
+  for (const e of exposures) {
+    const list = byExp.get(e.expiration);
+    if (list) list.push(e);
+    else byExp.set(e.expiration, [e]);
+  }
+  const out: LegExposure[] = [];
+  for (const [expiration, list] of byExp) {
+    let key = list[0]!.strike;
+    for (const e of list) {
+      const d = Math.abs(e.strike - spot);
+      const bd = Math.abs(key - spot);
+      if (d < bd || (d === bd && e.strike < key)) key = e.strike;
+    }
+    for (const right of ['CALL', 'PUT'] as const) {
+      const legs = list.filter((e) => e.right === right);
+      if (legs.length) out.push({ expiration, strike: key, right, exposure: legs.reduce((s, e) => s + e.exposure, 0) });
+    }
   }
   return out;
 }

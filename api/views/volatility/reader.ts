@@ -14,6 +14,7 @@ import type { EndpointContext } from '../../request/endpoint';
 import { Problem } from '../../request/problem';
 import type { TimeSelection } from '../../request/time-selectors';
 import type { SurfaceLegRow } from '../../fields/volatility';
+import { viewStamp } from '../../tables/view-state';
 
 /** Reads of the volatility view (services/views/volatility.ts) for the volatility endpoints. */
 
@@ -122,4 +123,14 @@ export function priceUnavailable(ticker: string, sel: TimeSelection, ms: number 
           ? `any snapshot before ${new Date(sel.beforeMs).toISOString()}`
           : 'the latest session';
   return new Problem('UnderlyingPriceUnavailable', `No usable underlying price of ${ticker} for ${what}.`);
+}
+
+/**
+ * The response-cache stamp of an answer read from the volatility view: its served version and
+ * every partition's applied offsets (api/tables/view-state.ts), so a new snapshot, price or open
+ * interest record changes it. Null while the view has never been built.
+ */
+export async function volatilityStamp(ctx: EndpointContext): Promise<string | null> {
+  const v = await ctx.views.version(VOLATILITY_VIEW);
+  return v === null ? null : viewStamp(ctx.redis, ctx.keyPrefix, VOLATILITY_VIEW, v);
 }

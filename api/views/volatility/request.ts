@@ -10,18 +10,38 @@ const dateRange = (description: string) => ({
   properties: { startDate: { type: ['string', 'null'], format: 'date' }, endDate: { type: ['string', 'null'], format: 'date' } },
 });
 
-/** The filter object of the snapshot endpoints; deltaRange only on term-structure. */
-export function surfaceFilterSchema(withDelta: boolean): JsonSchema {
+/** Which optional filters a snapshot endpoint's filter object takes beyond ticker and expirations. */
+export interface SurfaceFilterOptions {
+  strikes?: boolean;
+  moneyTypes?: boolean;
+  deltaRange?: boolean;
+  contractTypes?: boolean;
+}
+
+/** The filter object of the snapshot endpoints; `true`: term-structure's (with deltaRange), `false`: exposure-by-strike's. */
+export function surfaceFilterSchema(opts: boolean | SurfaceFilterOptions): JsonSchema {
+  const o: SurfaceFilterOptions = typeof opts === 'boolean' ? { strikes: true, moneyTypes: true, deltaRange: opts } : opts;
   return {
     ...fragments.filter,
     properties: {
       ticker: tickerSchema('Underlying ticker (alias tickers). Required.'),
+      ...(o.contractTypes ? { contractTypes: fragments.stringOrList('CALL or PUT (alias contractType); OR-combined.') } : {}),
       expirationDates: fragments.stringOrList('Expiration dates yyyy-MM-dd (alias expirationDate); OR-combined. Excludes expirationDateRange.'),
       expirationDateRange: dateRange('Expirations {startDate, endDate}, inclusive.'),
-      strikePrices: { type: ['number', 'array'], items: { type: 'number' }, description: 'Strikes in dollars (alias strikePrice). Excludes strikePriceRange.' },
-      strikePriceRange: fragments.range('Strikes {min, max} in dollars, inclusive.'),
-      moneyTypes: fragments.stringOrList('ATM, ITM or OTM at the snapshot price (alias moneyType); ATM is within 0.5 % of the strike.'),
-      ...(withDelta ? { deltaRange: fragments.range('Black-Scholes delta {min, max}, each bound within -1 to 1.') } : {}),
+      ...(o.strikes
+        ? {
+            strikePrices: {
+              type: ['number', 'array'],
+              items: { type: 'number' },
+              description: 'Strikes in dollars (alias strikePrice). Excludes strikePriceRange.',
+            },
+            strikePriceRange: fragments.range('Strikes {min, max} in dollars, inclusive.'),
+          }
+        : {}),
+      ...(o.moneyTypes
+        ? { moneyTypes: fragments.stringOrList('ATM, ITM or OTM at the snapshot price (alias moneyType); ATM is within 0.5 % of the strike.') }
+        : {}),
+      ...(o.deltaRange ? { deltaRange: fragments.range('Black-Scholes delta {min, max}, each bound within -1 to 1.') } : {}),
     },
   };
 }

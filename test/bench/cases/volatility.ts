@@ -1,5 +1,6 @@
 /**
- * The volatility questions (iv-rank, term-structure, exposure-by-strike, interval-map) and their
+ * The volatility questions (iv-rank, term-structure, exposure-by-strike, interval-map,
+ * exposure-by-expiration, volatility-skew, heat-map) and their
  * PostgreSQL twins over the volatility view's own rows: shared by volatility-queries.ts and
  * endpoints.ts. PostgreSQL gets the quotes with the IV and greeks the projection solved (the
  * solver is not the question here), each snapshot's underlying price and each session's open
@@ -167,6 +168,38 @@ const EXPOSURE_SQL = `
   WHERE q.gamma IS NOT NULL AND o.open_interest > 0 AND s.spot IS NOT NULL
   ORDER BY q.expiration_date, q.strike_price, q.contract_type`;
 
+/** Gamma exposure per 1 % move summed per expiration and leg (exposure-by-expiration). */
+const EXPOSURE_BY_EXPIRATION_SQL = `
+  WITH ${SNAP_OF_SESSION}
+  SELECT q.expiration_date::text AS exp, q.contract_type AS leg, min(s.spot) AS spot,
+         sum(o.open_interest * q.gamma * 100 * s.spot * 0.01 * s.spot) AS exposure
+  FROM snap s JOIN bench_vol_quote q ON q.ticker = $1 AND q.snap_ms = s.snap_ms
+  JOIN bench_vol_oi o ON o.ticker = $1 AND o.session_date = s.session_date AND o.osi = q.osi
+  WHERE q.gamma IS NOT NULL AND o.open_interest > 0 AND s.spot IS NOT NULL
+  GROUP BY q.expiration_date, q.contract_type
+  ORDER BY q.expiration_date, q.contract_type`;
+
+/** RAW gamma exposure per leg at a session's last snapshot (heat-map NET_GAMMA_EXPOSURE). */
+const RAW_EXPOSURE_SQL = `
+  WITH ${SNAP_OF_SESSION}
+  SELECT q.expiration_date::text AS exp, q.strike_price AS k, q.contract_type AS leg, o.open_interest * q.gamma * 100 AS exposure
+  FROM snap s JOIN bench_vol_quote q ON q.ticker = $1 AND q.snap_ms = s.snap_ms
+  JOIN bench_vol_oi o ON o.ticker = $1 AND o.session_date = s.session_date AND o.osi = q.osi
+  WHERE q.gamma IS NOT NULL AND o.open_interest > 0 AND s.spot IS NOT NULL
+  ORDER BY q.expiration_date, q.strike_price, q.contract_type`;
+
+/** The put legs with a gamma at a session's last snapshot (heat-map PUT_GAMMA). */
+const PUT_GAMMA_SQL = `
+  WITH ${SNAP_OF_SESSION}
+  SELECT q.expiration_date::text AS exp, q.strike_price AS k, q.gamma
+  FROM snap s JOIN bench_vol_quote q ON q.ticker = $1 AND q.snap_ms = s.snap_ms
+  WHERE q.contract_type = 'PUT' AND q.gamma IS NOT NULL AND s.spot IS NOT NULL
+  ORDER BY q.expiration_date, q.strike_price`;
+
+/** Leaves of a date -> strike -> cell map. */
+const leafCount = (m: Record<string, Record<string, object>>) =>
+  Object.values(m).reduce((n, ks) => n + Object.values(ks).reduce((x, c) => x + Object.keys(c).length, 0), 0);
+
 /** RAW gamma exposure at the last snapshot of each bucket of `ms` milliseconds of a session. */
 const INTERVAL_MAP_SQL = (ms: number) => `
   WITH last AS (
@@ -308,6 +341,62 @@ export function volatilityQueries(through: string): SideBySideQuery[] {
         );
       },
     })),
+    {
+      name: 'exposure-by-expiration SPY GAMMA 1 %, end of day',
+      role: 'typical',
+      path: '/v1/options/tool/exposure-by-expiration',
+      body: { filter: { ticker: 'SPY' }, greekMode: 'GAMMA', representationMode: 'PER_ONE_PERCENT_MOVE', sessionDate: through },
+      sql: EXPOSURE_BY_EXPIRATION_SQL,
+      params: ['SPY', through],
+      same: (a, rows) => {
+        const map = a.data.SPY?.exposureMap as Record<string, Record<string, Record<string, number>>> | undefined;
+        if (!map) return false;
+        return (
+          rows.length > 0 &&
+          rows.length === leafCount(map) &&
+          rows.every((r) => {
+            const only = Object.values(map[r.exp] ?? {});
+            return only.length === 1 && near(only[0]![r.leg === 'CALL' ? 'callExposure' : 'putExposure'], r.exposure);
+          })
+        );
+      },
+    },
+    {
+      name: 'volatility-skew SPY, end of day',
+      role: 'typical',
+      path: '/v1/options/tool/volatility-skew',
+      body: { filter: { ticker: 'SPY' }, sessionDate: through },
+      sql: TERM_STRUCTURE_SQL(SNAP_OF_SESSION),
+      params: ['SPY', through],
+      same: (a, rows) =>
+        rows.length > 0 &&
+        near(a.stockPrice, rows[0].spot) &&
+        rows.length === leafCount(a.data) &&
+        rows.every((r) => near(a.data[r.exp]?.[strikeKey(r.k)]?.[r.leg], r.iv)),
+    },
+    {
+      name: 'heat-map SPY NET_GAMMA_EXPOSURE, end of day',
+      role: 'typical',
+      path: '/v1/options/tool/heat-map',
+      body: { filter: { ticker: 'SPY' }, dataMode: 'NET_GAMMA_EXPOSURE', sessionDate: through },
+      sql: RAW_EXPOSURE_SQL,
+      params: ['SPY', through],
+      same: (a, rows) =>
+        a.type === 'contract' &&
+        rows.length > 0 &&
+        rows.length === leafCount(a.data) &&
+        rows.every((r) => near(a.data[r.exp]?.[strikeKey(r.k)]?.[r.leg === 'CALL' ? 'callValue' : 'putValue'], r.exposure)),
+    },
+    {
+      name: 'heat-map SPY PUT_GAMMA (greeks priced per request), end of day',
+      role: 'heavy',
+      path: '/v1/options/tool/heat-map',
+      body: { filter: { ticker: 'SPY' }, dataMode: 'PUT_GAMMA', sessionDate: through },
+      sql: PUT_GAMMA_SQL,
+      params: ['SPY', through],
+      same: (a, rows) =>
+        a.type === 'single' && rows.length > 0 && rows.length === leafCount(a.data) && rows.every((r) => near(a.data[r.exp]?.[strikeKey(r.k)]?.value, r.gamma)),
+    },
   ];
   return all;
 }
