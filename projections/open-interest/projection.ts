@@ -9,9 +9,9 @@ import {
   changeRow,
   compactOsi,
   decodeChain,
-  decodeExpirationSummaries,
+  decodeSessionSummary,
   encodeChain,
-  encodeExpirationSummaries,
+  encodeSessionSummary,
   expirationSummary,
   encodeChangeRow,
   expandOsi,
@@ -188,7 +188,7 @@ async function dropSegments(sessions: string[], k: TableKeys, redis: Redis, ops:
 /**
  * Every session's chain per ticker and expiration, the ticker's call and put totals, and the
  * session's answers at the resolutions requests read: per expiration its totals and max-pain strike
- * (`xs`), per strike its totals over every expiration (`ks`). A chain is read, merged with the
+ * and per strike its totals over every expiration (`ss`, one field per ticker and session). A chain is read, merged with the
  * chunk's contracts and written back; the totals move by the difference, so a contract published
  * twice for a session is counted once. An expiration's summary is a function of its chain alone
  * and the strike totals are sums of the chains, so the view still depends on the set of events only.
@@ -209,7 +209,7 @@ async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEven
   );
   const pipe = redis.pipeline();
   for (const g of list) pipe.hget(oiKeys.chain(keys, g.ticker, g.exp), g.session);
-  for (const [, t] of sessionsOf) pipe.hget(oiKeys.byExpiration(keys, t.ticker), t.session).hget(oiKeys.byStrike(keys, t.ticker), t.session);
+  for (const [, t] of sessionsOf) pipe.hget(oiKeys.summaries(keys, t.ticker), t.session);
   const res = (await pipe.exec())!;
   for (const [err] of res) if (err) throw err;
   // Per ticker and session: the stored expiration summaries and strike totals, updated below.
@@ -218,13 +218,13 @@ async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEven
     { ticker: string; session: string; call: number; put: number; exps: Map<string, ExpirationSummary>; strikes: Map<number, ChainStrike> }
   >();
   sessionsOf.forEach(([id, t], i) => {
-    const [xs, ks] = [res[list.length + 2 * i][1], res[list.length + 2 * i + 1][1]] as (string | null)[];
+    const stored = decodeSessionSummary(res[list.length + i][1] as string | null);
     perSession.set(id, {
       ...t,
       call: 0,
       put: 0,
-      exps: new Map(decodeExpirationSummaries(xs).map((e) => [e.expiration, e])),
-      strikes: new Map(decodeChain(ks).map((c) => [c.strike, c])),
+      exps: new Map(stored.expirations.map((e) => [e.expiration, e])),
+      strikes: new Map(stored.strikes.map((c) => [c.strike, c])),
     });
   });
   list.forEach((g, i) => {
@@ -255,7 +255,6 @@ async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEven
     // Also by 0: the field marks a session with data even when every contract's open interest is 0.
     ops.push(['HINCRBY', oiKeys.calls(keys, t.ticker), t.session, String(t.call)]);
     ops.push(['HINCRBY', oiKeys.puts(keys, t.ticker), t.session, String(t.put)]);
-    ops.push(['HSET', oiKeys.byExpiration(keys, t.ticker), t.session, encodeExpirationSummaries(t.exps.values())]);
-    ops.push(['HSET', oiKeys.byStrike(keys, t.ticker), t.session, encodeChain(t.strikes.values())]);
+    ops.push(['HSET', oiKeys.summaries(keys, t.ticker), t.session, encodeSessionSummary({ expirations: t.exps.values(), strikes: t.strikes.values() })]);
   }
 }

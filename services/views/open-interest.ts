@@ -12,8 +12,9 @@ import type { TableLayout } from './table';
  *   ce:<T>:<EXP>          hash  session -> chain "strike,callOi,putOi;..." by ascending strike (every session)
  *   cx:<T>                zset (lex)  the ticker's expirations that have a chain
  *   tc:<T>, tp:<T>        hash  session -> total call / put open interest of the ticker (every session)
- *   xs:<T>                hash  session -> per expiration "exp,callOi,putOi,maxPain;..." by ascending expiration (every session)
- *   ks:<T>                hash  session -> per strike over every expiration "strike,callOi,putOi;..." ascending (every session)
+ *   ss:<T>                hash  session -> the session's answers "<per expiration>|<per strike>" (every session):
+ *                               per expiration "exp,callOi,putOi,maxPain;..." ascending (maxPain empty without open interest),
+ *                               per strike over every expiration "strike,callOi,putOi;..." ascending
  *   px:<T>                hash  session -> official close of the underlying
  *   pl:<T>                hash  session -> latest open or last-sale price before the close
  *   s, <S>:r, <S>:x:*, <S>:tk:<T>   the change rows as a table view (table.ts), newest CHANGE_SESSIONS only
@@ -123,8 +124,7 @@ export const oiKeys = {
   expirations: (k: PartitionKeys, ticker: string) => k.key('cx', ticker),
   calls: (k: PartitionKeys, ticker: string) => k.key('tc', ticker),
   puts: (k: PartitionKeys, ticker: string) => k.key('tp', ticker),
-  byExpiration: (k: PartitionKeys, ticker: string) => k.key('xs', ticker),
-  byStrike: (k: PartitionKeys, ticker: string) => k.key('ks', ticker),
+  summaries: (k: PartitionKeys, ticker: string) => k.key('ss', ticker),
   close: (k: PartitionKeys, ticker: string) => k.key('px', ticker),
   last: (k: PartitionKeys, ticker: string) => k.key('pl', ticker),
 };
@@ -157,6 +157,23 @@ export interface ExpirationSummary {
   call: number;
   put: number;
   maxPain: number | null;
+}
+
+/** What a session of a ticker answers without reading its chains: per expiration, and per strike over every expiration. */
+export interface SessionSummary {
+  expirations: ExpirationSummary[];
+  strikes: ChainStrike[];
+}
+
+/** One field per ticker and session: one read and one write per chunk that touches it (two keys cost the replay more). */
+export function encodeSessionSummary(s: { expirations: Iterable<ExpirationSummary>; strikes: Iterable<ChainStrike> }): string {
+  return `${encodeExpirationSummaries(s.expirations)}|${encodeChain(s.strikes)}`;
+}
+
+export function decodeSessionSummary(stored: string | null | undefined): SessionSummary {
+  if (!stored) return { expirations: [], strikes: [] };
+  const bar = stored.indexOf('|');
+  return { expirations: decodeExpirationSummaries(stored.slice(0, bar)), strikes: decodeChain(stored.slice(bar + 1)) };
 }
 
 export function encodeExpirationSummaries(list: Iterable<ExpirationSummary>): string {

@@ -6,8 +6,10 @@ import {
   compactOsi,
   decodeChain,
   decodeExpirationSummaries,
+  decodeSessionSummary,
   encodeChain,
   encodeExpirationSummaries,
+  encodeSessionSummary,
   expandOsi,
   expirationSummary,
 } from '../../services/views/open-interest';
@@ -94,5 +96,17 @@ describe('open-interest layout', () => {
     expect(stored).toBe('2026-01-16,0,0,;2026-02-20,7,0,212.5');
     expect(decodeExpirationSummaries(stored)).toEqual([...list].reverse());
     expect(decodeExpirationSummaries(null)).toEqual([]);
+  });
+
+  it("a session's summary keeps both lists, either may be empty", () => {
+    const expirations = [{ expiration: '2026-01-16', call: 7, put: 3, maxPain: 600 }];
+    const strikes = [
+      { strike: 597.5, call: 0, put: 3 },
+      { strike: 600, call: 7, put: 0 },
+    ];
+    expect(encodeSessionSummary({ expirations, strikes })).toBe('2026-01-16,7,3,600|597.5,0,3;600,7,0');
+    expect(decodeSessionSummary(encodeSessionSummary({ expirations, strikes }))).toEqual({ expirations, strikes });
+    expect(decodeSessionSummary(encodeSessionSummary({ expirations: [], strikes: [] }))).toEqual({ expirations: [], strikes: [] });
+    expect(decodeSessionSummary(null)).toEqual({ expirations: [], strikes: [] });
   });
 });

@@ -2,7 +2,7 @@ import { OPEN_INTEREST_VIEW } from '../../../services/views/open-interest';
 import type { EndpointDef } from '../../request/endpoint';
 import { parseTickerOnlyFilter, tickerOnlyFilterSchema } from '../../request/required-ticker';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { oiSession, openInterestStamp, readExpirationSummaries, tickerKeys } from '../../views/open-interest/read';
+import { oiSession, openInterestStamp, readSessionSummary, tickerKeys } from '../../views/open-interest/read';
 
 export const maxPainOverTime: EndpointDef = {
   path: '/options/tool/max-pain-over-time',
@@ -50,7 +50,7 @@ export const maxPainOverTime: EndpointDef = {
     const data: Record<string, number> = {};
     if (!k || !session) return { data };
     // Stored per session and expiration by the projection (services/domain/max-pain.ts, as max-pain).
-    for (const e of await readExpirationSummaries(ctx, k, ticker, session)) if (e.maxPain !== null) data[e.expiration] = e.maxPain;
+    for (const e of (await readSessionSummary(ctx, k, ticker, session)).expirations) if (e.maxPain !== null) data[e.expiration] = e.maxPain;
     return { data };
   },
 };

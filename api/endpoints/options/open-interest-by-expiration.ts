@@ -6,7 +6,7 @@ import { invalid } from '../../request/problem';
 import { requiredTicker, tickerSchema } from '../../request/required-ticker';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { oiSession, openInterestStamp, readExpirationSummaries, readSessionChains, tickerKeys } from '../../views/open-interest/read';
+import { oiSession, openInterestStamp, readSessionSummary, readSessionChains, tickerKeys } from '../../views/open-interest/read';
 
 type Totals = { callOpenInterest: number; putOpenInterest: number };
 
@@ -82,7 +82,7 @@ export const openInterestByExpiration: EndpointDef = {
     const data: Record<string, Totals> = {};
     if (!k || !session) return { data };
     // The stored summaries answer the ticker-wide question; a strike reads the session's chains.
-    const summaries = await readExpirationSummaries(ctx, k, ticker, session);
+    const summaries = (await readSessionSummary(ctx, k, ticker, session)).expirations;
     if (strike === undefined) {
       for (const e of summaries) data[e.expiration] = { callOpenInterest: e.call, putOpenInterest: e.put };
       return { data };

@@ -6,7 +6,7 @@ import { parseFilterObject } from '../../request/filter-object';
 import { requiredTicker, tickerSchema } from '../../request/required-ticker';
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { fragments } from '../../request/validate';
-import { oiSession, openInterestStamp, readSessionChains, readStrikeTotals, tickerKeys } from '../../views/open-interest/read';
+import { oiSession, openInterestStamp, readSessionChains, readSessionSummary, tickerKeys } from '../../views/open-interest/read';
 import { OI_TOTALS_SCHEMA } from './open-interest-by-expiration';
 
 export const openInterestByStrike: EndpointDef = {
@@ -75,7 +75,7 @@ export const openInterestByStrike: EndpointDef = {
     // The stored strike totals answer the ticker-wide question; an expiration reads its chain.
     const strikes: ChainStrike[] =
       expiration === undefined
-        ? await readStrikeTotals(ctx, k, ticker, session)
+        ? (await readSessionSummary(ctx, k, ticker, session)).strikes
         : ((await readSessionChains(ctx, k, ticker, session, [expiration])).get(expiration) ?? []);
     for (const c of strikes) data[strikeKey(c.strike)] = { callOpenInterest: c.call, putOpenInterest: c.put };
     return { data };

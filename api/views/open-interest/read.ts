@@ -1,14 +1,7 @@
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
-import {
-  OPEN_INTEREST_VIEW,
-  decodeChain,
-  decodeExpirationSummaries,
-  oiKeys,
-  type ChainStrike,
-  type ExpirationSummary,
-} from '../../../services/views/open-interest';
+import { OPEN_INTEREST_VIEW, decodeChain, decodeSessionSummary, oiKeys, type ChainStrike, type SessionSummary } from '../../../services/views/open-interest';
 import type { EndpointContext } from '../../request/endpoint';
 import { viewStamp } from '../../tables/view-state';
 import type { TimeSelection } from '../../request/time-selectors';
@@ -92,14 +85,12 @@ export async function oiSession(ctx: EndpointContext, k: PartitionKeys | null, t
   return k && latestSession(ctx, k, ticker);
 }
 
-/** One session's expirations of the ticker (ascending), each with its totals and max-pain strike: one field read. */
-export async function readExpirationSummaries(ctx: EndpointContext, k: PartitionKeys, ticker: string, session: string): Promise<ExpirationSummary[]> {
-  return decodeExpirationSummaries(await ctx.redis.hget(oiKeys.byExpiration(k, ticker), session));
-}
-
-/** One session's open interest per strike over every expiration of the ticker (ascending): one field read. */
-export async function readStrikeTotals(ctx: EndpointContext, k: PartitionKeys, ticker: string, session: string): Promise<ChainStrike[]> {
-  return decodeChain(await ctx.redis.hget(oiKeys.byStrike(k, ticker), session));
+/**
+ * One session's stored answers of the ticker, in one field read: per expiration (ascending) its
+ * totals and max-pain strike, per strike (ascending) its totals over every expiration.
+ */
+export async function readSessionSummary(ctx: EndpointContext, k: PartitionKeys, ticker: string, session: string): Promise<SessionSummary> {
+  return decodeSessionSummary(await ctx.redis.hget(oiKeys.summaries(k, ticker), session));
 }
 
 /** One session's chains of these expirations (each strikes ascending; an expiration without a chain is left out). */
