@@ -7,6 +7,9 @@ import { newsArticles } from './news/news-articles';
 import { maxPainEndpoint } from './options/max-pain';
 import { openInterestChange } from './options/open-interest-change';
 import { openInterestOverTime } from './options/open-interest-over-time';
+import { openInterestByExpiration } from './options/open-interest-by-expiration';
+import { openInterestByStrike } from './options/open-interest-by-strike';
+import { maxPainOverTime } from './options/max-pain-over-time';
 import { contractTradeSideStatistics } from './options/contract-trade-side-statistics';
 import { gainersLosers } from './options/gainers-losers';
 import { marketShare } from './options/market-share';
@@ -31,6 +34,9 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   openInterestChange,
   openInterestOverTime,
   maxPainEndpoint,
+  openInterestByExpiration,
+  openInterestByStrike,
+  maxPainOverTime,
   exchangeNotifications,
   equityPrints,
   darkPoolLevels,

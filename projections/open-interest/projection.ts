@@ -9,11 +9,15 @@ import {
   changeRow,
   compactOsi,
   decodeChain,
+  decodeSessionSummary,
   encodeChain,
+  encodeSessionSummary,
+  expirationSummary,
   encodeChangeRow,
   expandOsi,
   oiKeys,
   type ChainStrike,
+  type ExpirationSummary,
 } from '../../services/views/open-interest';
 import { TableKeys, rowRemovals, rowWrites } from '../../services/views/table';
 import type { RedisOp } from '../runtime/atomic-apply';
@@ -182,9 +186,12 @@ async function dropSegments(sessions: string[], k: TableKeys, redis: Redis, ops:
 }
 
 /**
- * Every session's chain per ticker and expiration, and the ticker's call and put totals. A chain
- * is read, merged with the chunk's contracts and written back; the totals move by the difference,
- * so a contract published twice for a session is counted once.
+ * Every session's chain per ticker and expiration, the ticker's call and put totals, and the
+ * session's answers at the resolutions requests read: per expiration its totals and max-pain strike
+ * and per strike its totals over every expiration (`ss`, one field per ticker and session). A chain is read, merged with the
+ * chunk's contracts and written back; the totals move by the difference, so a contract published
+ * twice for a session is counted once. An expiration's summary is a function of its chain alone
+ * and the strike totals are sums of the chains, so the view still depends on the set of events only.
  */
 async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEvent }>>, keys: PartitionKeys, redis: Redis, ops: RedisOp[]): Promise<void> {
   const groups = new Map<string, { ticker: string; exp: string; session: string; events: OiEvent[] }>();
@@ -197,34 +204,57 @@ async function writeChains(bySession: Map<string, Map<string, Held & { e: OiEven
     }
   }
   const list = [...groups.entries()].sort(([a], [b]) => asc(a, b)).map(([, g]) => g);
+  const sessionsOf = [...new Map(list.map((g) => [`${g.ticker}|${g.session}`, { ticker: g.ticker, session: g.session }])).entries()].sort(([a], [b]) =>
+    asc(a, b),
+  );
   const pipe = redis.pipeline();
   for (const g of list) pipe.hget(oiKeys.chain(keys, g.ticker, g.exp), g.session);
+  for (const [, t] of sessionsOf) pipe.hget(oiKeys.summaries(keys, t.ticker), t.session);
   const res = (await pipe.exec())!;
-  const totals = new Map<string, { ticker: string; session: string; call: number; put: number }>();
+  for (const [err] of res) if (err) throw err;
+  // Per ticker and session: the stored expiration summaries and strike totals, updated below.
+  const perSession = new Map<
+    string,
+    { ticker: string; session: string; call: number; put: number; exps: Map<string, ExpirationSummary>; strikes: Map<number, ChainStrike> }
+  >();
+  sessionsOf.forEach(([id, t], i) => {
+    const stored = decodeSessionSummary(res[list.length + i][1] as string | null);
+    perSession.set(id, {
+      ...t,
+      call: 0,
+      put: 0,
+      exps: new Map(stored.expirations.map((e) => [e.expiration, e])),
+      strikes: new Map(stored.strikes.map((c) => [c.strike, c])),
+    });
+  });
   list.forEach((g, i) => {
-    const [err, stored] = res[i];
-    if (err) throw err;
-    const byStrike = new Map<number, ChainStrike>(decodeChain(stored as string | null).map((c) => [c.strike, c]));
-    const t = totals.get(`${g.ticker}|${g.session}`) ?? { ticker: g.ticker, session: g.session, call: 0, put: 0 };
-    totals.set(`${g.ticker}|${g.session}`, t);
+    const byStrike = new Map<number, ChainStrike>(decodeChain(res[i][1] as string | null).map((c) => [c.strike, c]));
+    const t = perSession.get(`${g.ticker}|${g.session}`)!;
     for (const e of g.events) {
       const cell = byStrike.get(e.strikePrice) ?? { strike: e.strikePrice, call: 0, put: 0 };
       byStrike.set(e.strikePrice, cell);
+      const total = t.strikes.get(e.strikePrice) ?? { strike: e.strikePrice, call: 0, put: 0 };
+      t.strikes.set(e.strikePrice, total);
       const oi = Number(e.openInterest);
       if (e.contractType === 'CALL') {
         t.call += oi - cell.call;
+        total.call += oi - cell.call;
         cell.call = oi;
       } else {
         t.put += oi - cell.put;
+        total.put += oi - cell.put;
         cell.put = oi;
       }
     }
-    ops.push(['HSET', oiKeys.chain(keys, g.ticker, g.exp), g.session, encodeChain(byStrike.values())]);
+    const chain = [...byStrike.values()];
+    t.exps.set(g.exp, expirationSummary(g.exp, chain));
+    ops.push(['HSET', oiKeys.chain(keys, g.ticker, g.exp), g.session, encodeChain(chain)]);
     ops.push(['ZADD', oiKeys.expirations(keys, g.ticker), '0', g.exp]);
   });
-  for (const t of [...totals.values()].sort((a, b) => asc(`${a.ticker}|${a.session}`, `${b.ticker}|${b.session}`))) {
+  for (const t of perSession.values()) {
     // Also by 0: the field marks a session with data even when every contract's open interest is 0.
     ops.push(['HINCRBY', oiKeys.calls(keys, t.ticker), t.session, String(t.call)]);
     ops.push(['HINCRBY', oiKeys.puts(keys, t.ticker), t.session, String(t.put)]);
+    ops.push(['HSET', oiKeys.summaries(keys, t.ticker), t.session, encodeSessionSummary({ expirations: t.exps.values(), strikes: t.strikes.values() })]);
   }
 }

@@ -1,3 +1,4 @@
+import { maxPain } from '../domain/max-pain';
 import { parseOsi } from '../domain/osi';
 import type { PartitionKeys } from './keys';
 import type { TableLayout } from './table';
@@ -11,6 +12,9 @@ import type { TableLayout } from './table';
  *   ce:<T>:<EXP>          hash  session -> chain "strike,callOi,putOi;..." by ascending strike (every session)
  *   cx:<T>                zset (lex)  the ticker's expirations that have a chain
  *   tc:<T>, tp:<T>        hash  session -> total call / put open interest of the ticker (every session)
+ *   ss:<T>                hash  session -> the session's answers "<per expiration>|<per strike>" (every session):
+ *                               per expiration "exp,callOi,putOi,maxPain;..." ascending (maxPain empty without open interest),
+ *                               per strike over every expiration "strike,callOi,putOi;..." ascending
  *   px:<T>                hash  session -> official close of the underlying
  *   pl:<T>                hash  session -> latest open or last-sale price before the close
  *   s, <S>:r, <S>:x:*, <S>:tk:<T>   the change rows as a table view (table.ts), newest CHANGE_SESSIONS only
@@ -26,7 +30,7 @@ export const OPEN_INTEREST_VIEW = 'open-interest';
 export const CHANGE_SESSIONS = 20;
 
 /** Version of the layout above. */
-export const OPEN_INTEREST_FORMAT = 1;
+export const OPEN_INTEREST_FORMAT = 2;
 
 /** One row of open-interest-change. */
 export interface OiChangeRow {
@@ -120,6 +124,7 @@ export const oiKeys = {
   expirations: (k: PartitionKeys, ticker: string) => k.key('cx', ticker),
   calls: (k: PartitionKeys, ticker: string) => k.key('tc', ticker),
   puts: (k: PartitionKeys, ticker: string) => k.key('tp', ticker),
+  summaries: (k: PartitionKeys, ticker: string) => k.key('ss', ticker),
   close: (k: PartitionKeys, ticker: string) => k.key('px', ticker),
   last: (k: PartitionKeys, ticker: string) => k.key('pl', ticker),
 };
@@ -144,4 +149,55 @@ export function decodeChain(stored: string | null | undefined): ChainStrike[] {
     const [strike, call, put] = part.split(',');
     return { strike: Number(strike), call: Number(call), put: Number(put) };
   });
+}
+
+/** One expiration of a ticker in one session: its call and put totals and its max-pain strike (null without open interest). */
+export interface ExpirationSummary {
+  expiration: string;
+  call: number;
+  put: number;
+  maxPain: number | null;
+}
+
+/** What a session of a ticker answers without reading its chains: per expiration, and per strike over every expiration. */
+export interface SessionSummary {
+  expirations: ExpirationSummary[];
+  strikes: ChainStrike[];
+}
+
+/** One field per ticker and session: one read and one write per chunk that touches it (two keys cost the replay more). */
+export function encodeSessionSummary(s: { expirations: Iterable<ExpirationSummary>; strikes: Iterable<ChainStrike> }): string {
+  return `${encodeExpirationSummaries(s.expirations)}|${encodeChain(s.strikes)}`;
+}
+
+export function decodeSessionSummary(stored: string | null | undefined): SessionSummary {
+  if (!stored) return { expirations: [], strikes: [] };
+  const bar = stored.indexOf('|');
+  return { expirations: decodeExpirationSummaries(stored.slice(0, bar)), strikes: decodeChain(stored.slice(bar + 1)) };
+}
+
+export function encodeExpirationSummaries(list: Iterable<ExpirationSummary>): string {
+  return [...list]
+    .sort((a, b) => (a.expiration < b.expiration ? -1 : a.expiration > b.expiration ? 1 : 0))
+    .map((e) => `${e.expiration},${e.call},${e.put},${e.maxPain ?? ''}`)
+    .join(';');
+}
+
+export function decodeExpirationSummaries(stored: string | null | undefined): ExpirationSummary[] {
+  if (!stored) return [];
+  return stored.split(';').map((part) => {
+    const [expiration, call, put, maxPain] = part.split(',');
+    return { expiration, call: Number(call), put: Number(put), maxPain: maxPain === '' ? null : Number(maxPain) };
+  });
+}
+
+/** An expiration's totals and max-pain strike (as max-pain computes it; none when no contract has open interest). */
+export function expirationSummary(expiration: string, chain: readonly ChainStrike[]): ExpirationSummary {
+  let call = 0;
+  let put = 0;
+  for (const c of chain) {
+    call += c.call;
+    put += c.put;
+  }
+  return { expiration, call, put, maxPain: call > 0 || put > 0 ? maxPain(chain)!.maxPainStrike : null };
 }

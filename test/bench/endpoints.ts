@@ -95,7 +95,7 @@ const FAMILIES = {
   flow: ['contract-trade-side-statistics', 'market-share', 'gainers-losers', 'option-price-over-time', 'net-flow', 'net-drift'],
   orderFlow: ['order-flow/consolidated', 'order-flow/unconsolidated'],
   volatility: ['iv-rank', 'term-structure', 'exposure-by-strike', 'interval-map', 'exposure-by-expiration', 'volatility-skew', 'heat-map'],
-  openInterest: ['open-interest-change', 'open-interest-over-time', 'max-pain'],
+  openInterest: ['open-interest-change', 'open-interest-over-time', 'max-pain', 'open-interest-by-expiration', 'open-interest-by-strike', 'max-pain-over-time'],
   equities: ['equity-prints', 'dark-pool-levels', 'exchange-notifications', 'market-map'],
   news: ['news-articles'],
 };

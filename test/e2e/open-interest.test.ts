@@ -10,21 +10,57 @@ import { expectProblem } from '../support/problem';
 import { describeTableConformance } from '../support/table-conformance';
 import { OI_TICKERS, changeOracle, changeRowsOf, openInterestFixture, type OiFixture } from '../support/open-interest-data';
 import { expectEqual } from '../support/expect-equal';
+import { expectDocumentedResponse } from '../support/response-schema';
+import { osiSymbol } from '../../services/domain/osi';
+import { nyLocalToEpochMs, previousTradingDay } from '../../services/domain/calendar';
+import { openInterestByExpiration } from '../../api/endpoints/options/open-interest-by-expiration';
+import { openInterestByStrike } from '../../api/endpoints/options/open-interest-by-strike';
+import { maxPainOverTime } from '../../api/endpoints/options/max-pain-over-time';
 
 /**
- * open-interest-change, open-interest-over-time and max-pain over HTTP, against the open-interest
- * view projected from real Kafka events: a long history published newest first (as the
- * backfill does), answers checked against brute force over the same events.
+ * open-interest-change, open-interest-over-time, max-pain, open-interest-by-expiration,
+ * open-interest-by-strike and max-pain-over-time over HTTP, against the open-interest view
+ * projected from real Kafka events: a long history published newest first (as the backfill
+ * does), answers checked against brute force over the same events.
  */
 
 const CHANGE = '/v1/options/tool/open-interest-change';
 const OVER_TIME = '/v1/options/tool/open-interest-over-time';
 const MAX_PAIN = '/v1/options/tool/max-pain';
+const BY_EXP = '/v1/options/tool/open-interest-by-expiration';
+const BY_STRIKE = '/v1/options/tool/open-interest-by-strike';
+const MP_OVER_TIME = '/v1/options/tool/max-pain-over-time';
 const SESSIONS = 400;
 const config = testConfig('oi');
 const fx: OiFixture = openInterestFixture(SESSIONS, '2026-11-20');
 const LATEST = fx.sessions[SESSIONS - 1];
 const PAST = fx.sessions[SESSIONS - 3];
+/**
+ * A ticker published in one session only (not the latest), with one expiration whose every
+ * contract has 0 open interest (no max pain) beside one that has some: added to the fixture, so
+ * every oracle sees it. Within the change window: a partition keeps change rows for its own newest
+ * sessions, so an older lone session would hold rows where the window test expects none.
+ */
+const SPARSE = { ticker: 'ZRO', session: fx.sessions[SESSIONS - 8], empty: '2030-01-18', live: '2030-02-15' };
+for (const [exp, ois] of [
+  [SPARSE.empty, [0, 0, 0, 0]],
+  [SPARSE.live, [30, 0, 10, 20]],
+] as const) {
+  [40, 45].forEach((strike, i) => {
+    (['CALL', 'PUT'] as const).forEach((right, j) => {
+      fx.openInterest.push({
+        osi: osiSymbol(SPARSE.ticker, exp, right, strike),
+        ticker: SPARSE.ticker,
+        expirationDate: exp,
+        strikePrice: strike,
+        contractType: right,
+        sessionDate: SPARSE.session,
+        openInterest: ois[2 * i + j],
+        time: nyLocalToEpochMs(SPARSE.session, 7, 0),
+      });
+    });
+  });
+}
 let pipe: TestPipeline;
 let api: TestApi;
 
@@ -35,6 +71,9 @@ beforeAll(async () => {
   for (let i = 0; i < fx.openInterest.length; i += 4_000) await pipe.producer.send(topicFor('open-interest')!, fx.openInterest.slice(i, i + 4_000) as never);
   await pipe.producer.send(topicFor('underlying-price')!, fx.prices as never);
   await pipe.waitCaughtUp(1, config.keyPrefix, 170_000, openInterestProjection);
+  // A republication of one ticker's session, projected in a later chunk: every total counts it once.
+  await pipe.producer.send(topicFor('open-interest')!, fx.openInterest.filter((e) => e.ticker === SPARSE.ticker) as never);
+  await pipe.waitCaughtUp(1, config.keyPrefix, 60_000, openInterestProjection);
   api = await startApi(config);
 }, 180_000);
 
@@ -242,21 +281,22 @@ describe('open-interest-over-time', () => {
   });
 });
 
-describe('max-pain', () => {
-  /** Brute force: for each strike as settlement, what every call and put writer would owe there. */
-  function expected(ticker: string, exp: string, session: string) {
-    const chain = fx.openInterest.filter((e) => e.ticker === ticker && e.expirationDate === exp && e.sessionDate === session);
-    const strikes = [...new Set(chain.map((e) => e.strikePrice))].sort((a, b) => a - b);
-    const data: Record<string, { callIntrinsicValue: number; putIntrinsicValue: number }> = {};
-    let best: [number, number] | null = null;
-    for (const k of strikes) {
-      const call = chain.filter((e) => e.contractType === 'CALL').reduce((a, e) => a + e.openInterest * Math.max(0, k - e.strikePrice) * 100, 0);
-      const put = chain.filter((e) => e.contractType === 'PUT').reduce((a, e) => a + e.openInterest * Math.max(0, e.strikePrice - k) * 100, 0);
-      data[Number.isInteger(k) ? `${k}.0` : String(k)] = { callIntrinsicValue: call, putIntrinsicValue: put };
-      if (!best || call + put < best[1]) best = [k, call + put];
-    }
-    return { data, maxPainStrikePrice: best![0] };
+/** Brute force: for each strike as settlement, what every call and put writer would owe there. */
+function maxPainOracle(ticker: string, exp: string, session: string) {
+  const chain = fx.openInterest.filter((e) => e.ticker === ticker && e.expirationDate === exp && e.sessionDate === session);
+  const strikes = [...new Set(chain.map((e) => e.strikePrice))].sort((a, b) => a - b);
+  const data: Record<string, { callIntrinsicValue: number; putIntrinsicValue: number }> = {};
+  let best: [number, number] | null = null;
+  for (const k of strikes) {
+    const call = chain.filter((e) => e.contractType === 'CALL').reduce((a, e) => a + e.openInterest * Math.max(0, k - e.strikePrice) * 100, 0);
+    const put = chain.filter((e) => e.contractType === 'PUT').reduce((a, e) => a + e.openInterest * Math.max(0, e.strikePrice - k) * 100, 0);
+    data[Number.isInteger(k) ? `${k}.0` : String(k)] = { callIntrinsicValue: call, putIntrinsicValue: put };
+    if (!best || call + put < best[1]) best = [k, call + put];
   }
+  return { data, maxPainStrikePrice: best![0] };
+}
+
+describe('max-pain', () => {
   const closeOf = (ticker: string, session: string) => fx.prices.filter((p) => p.ticker === ticker && p.sessionDate === session).at(-1)!.price;
 
   it('a past session: every strike ascending, the strike where writers owe least, the closing price', async () => {
@@ -265,7 +305,7 @@ describe('max-pain', () => {
       const exp = fx.openInterest.find((e) => e.ticker === ticker && e.sessionDate === session)!.expirationDate;
       const res = await api.post(MAX_PAIN, { sessionDate: session, filter: { ticker, expirationDate: exp } });
       expect(res.status).toBe(200);
-      const want = expected(ticker, exp, session);
+      const want = maxPainOracle(ticker, exp, session);
       expect(Object.keys(res.json.data)).toEqual(Object.keys(want.data));
       expect(res.json).toEqual({ ...want, stockPrice: closeOf(ticker, session) });
     }
@@ -274,7 +314,7 @@ describe('max-pain', () => {
   it('defaults to the latest published session, priced at its latest trade before the close', async () => {
     const exp = fx.openInterest.find((e) => e.ticker === 'SPY' && e.sessionDate === LATEST)!.expirationDate;
     const res = await api.post(MAX_PAIN, { filter: { tickers: 'spy', expirationDate: exp } });
-    expect(res.json).toEqual({ ...expected('SPY', exp, LATEST), stockPrice: closeOf('SPY', LATEST) });
+    expect(res.json).toEqual({ ...maxPainOracle('SPY', exp, LATEST), stockPrice: closeOf('SPY', LATEST) });
     expect(fx.prices.filter((p) => p.ticker === 'SPY' && p.sessionDate === LATEST).at(-1)!.kind).toBe('TICK');
   });
 
@@ -319,4 +359,257 @@ describe('max-pain', () => {
   ])('%j is a 400 naming %s', async (body, field) => {
     expectProblem(await api.post(MAX_PAIN, body), 400, field);
   });
+});
+
+// --- open-interest-by-expiration, open-interest-by-strike, max-pain-over-time --------------------------
+
+type Totals = { callOpenInterest: number; putOpenInterest: number };
+
+/** Brute force: the session's events of the ticker summed by a key, keys ascending. */
+function oiOracle(ticker: string, session: string, keyOf: (e: (typeof fx.openInterest)[number]) => string | null, order: (a: string, b: string) => number) {
+  const by = new Map<string, Totals>();
+  for (const e of fx.openInterest) {
+    if (e.ticker !== ticker || e.sessionDate !== session) continue;
+    const key = keyOf(e);
+    if (key === null) continue;
+    const t = by.get(key) ?? { callOpenInterest: 0, putOpenInterest: 0 };
+    by.set(key, t);
+    t[e.contractType === 'CALL' ? 'callOpenInterest' : 'putOpenInterest'] += e.openInterest;
+  }
+  return Object.fromEntries([...by].sort(([a], [b]) => order(a, b)));
+}
+const byDate = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const byNumber = (a: string, b: string) => Number(a) - Number(b);
+const strikeOf = (k: number) => (Number.isInteger(k) ? `${k}.0` : String(k));
+const expirationOracle = (ticker: string, session: string, strike?: number) =>
+  oiOracle(ticker, session, (e) => (strike === undefined || e.strikePrice === strike ? e.expirationDate : null), byDate);
+const strikeOracle = (ticker: string, session: string, exp?: string) =>
+  oiOracle(ticker, session, (e) => (exp === undefined || e.expirationDate === exp ? strikeOf(e.strikePrice) : null), byNumber);
+/** Per expiration with some open interest, the brute-force max-pain strike. */
+function maxPainOverTimeOracle(ticker: string, session: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [exp, t] of Object.entries(expirationOracle(ticker, session)))
+    if (t.callOpenInterest + t.putOpenInterest > 0) out[exp] = maxPainOracle(ticker, exp, session).maxPainStrikePrice;
+  return out;
+}
+const sum = (data: Record<string, Totals>) =>
+  Object.values(data).reduce(
+    (a, t) => ({ callOpenInterest: a.callOpenInterest + t.callOpenInterest, putOpenInterest: a.putOpenInterest + t.putOpenInterest }),
+    {
+      callOpenInterest: 0,
+      putOpenInterest: 0,
+    },
+  );
+const CHECKED_SESSIONS = [LATEST, PAST, fx.sessions[200], fx.sessions[0]];
+
+describe('open-interest-by-expiration', () => {
+  it('every expiration of the session ascending, exact against brute force, for every ticker and several sessions', async () => {
+    for (const ticker of Object.keys(OI_TICKERS))
+      for (const session of CHECKED_SESSIONS) {
+        const res = await api.post(BY_EXP, { sessionDate: session, filter: { ticker } });
+        expect(res.status).toBe(200);
+        expectDocumentedResponse(openInterestByExpiration, res.json);
+        const want = expirationOracle(ticker, session);
+        expect(Object.keys(want).length).toBe(3);
+        expect(Object.keys(res.json.data)).toEqual(Object.keys(want));
+        expect({ ticker, session, data: res.json.data }).toEqual({ ticker, session, data: want });
+      }
+  });
+
+  it('filter.strikePrice narrows to one strike (a fractional one too); expirations not listing it are left out', async () => {
+    for (const [ticker, strike] of [
+      ['SPY', 500],
+      ['AAPL', 202.5],
+      ['QQQ', 395],
+    ] as const) {
+      const res = await api.post(BY_EXP, { sessionDate: PAST, filter: { ticker, strikePrice: strike } });
+      const want = expirationOracle(ticker, PAST, strike);
+      expect(Object.keys(want).length).toBe(3);
+      expect(res.json).toEqual({ data: want });
+    }
+    expect((await api.post(BY_EXP, { sessionDate: PAST, filter: { ticker: 'SPY', strikePrice: 501 } })).json).toEqual({ data: {} });
+  });
+
+  it("defaults to the ticker's latest published session", async () => {
+    expect((await api.post(BY_EXP, { filter: { ticker: 'TSLA' } })).json).toEqual({ data: expirationOracle('TSLA', LATEST) });
+    // A ticker published in one old session only: that session is its latest.
+    expect((await api.post(BY_EXP, { filter: { ticker: SPARSE.ticker } })).json).toEqual({ data: expirationOracle(SPARSE.ticker, SPARSE.session) });
+  });
+
+  it('an expiration whose contracts all have 0 open interest is listed with zeros', async () => {
+    const res = await api.post(BY_EXP, { sessionDate: SPARSE.session, filter: { ticker: SPARSE.ticker } });
+    expect(res.json.data).toEqual({
+      [SPARSE.empty]: { callOpenInterest: 0, putOpenInterest: 0 },
+      [SPARSE.live]: { callOpenInterest: 40, putOpenInterest: 20 },
+    });
+  });
+
+  it('no open interest (unknown ticker, a session before the history) gives empty data', async () => {
+    expect((await api.post(BY_EXP, { filter: { ticker: 'ZZZZ' } })).json).toEqual({ data: {} });
+    expect((await api.post(BY_EXP, { sessionDate: previousTradingDay(fx.sessions[0]), filter: { ticker: 'SPY' } })).json).toEqual({ data: {} });
+  });
+});
+
+describe('open-interest-by-strike', () => {
+  it('every strike of the session ascending ("215.0" keys), summed over expirations, exact against brute force', async () => {
+    for (const ticker of Object.keys(OI_TICKERS))
+      for (const session of CHECKED_SESSIONS) {
+        const res = await api.post(BY_STRIKE, { sessionDate: session, filter: { ticker } });
+        expect(res.status).toBe(200);
+        expectDocumentedResponse(openInterestByStrike, res.json);
+        const want = strikeOracle(ticker, session);
+        expect(Object.keys(want).length).toBe(4);
+        expect(Object.keys(res.json.data)).toEqual(Object.keys(want));
+        expect({ ticker, session, data: res.json.data }).toEqual({ ticker, session, data: want });
+      }
+    expect(Object.keys((await api.post(BY_STRIKE, { sessionDate: PAST, filter: { ticker: 'AAPL' } })).json.data)).toEqual(['195.0', '200.0', '202.5', '205.0']);
+  });
+
+  it('filter.expirationDate narrows to one expiration; an expiration not listed gives empty data', async () => {
+    for (const ticker of ['SPY', 'TSLA']) {
+      const exps = Object.keys(expirationOracle(ticker, PAST));
+      for (const exp of exps)
+        expect((await api.post(BY_STRIKE, { sessionDate: PAST, filter: { ticker, expirationDate: exp } })).json).toEqual({
+          data: strikeOracle(ticker, PAST, exp),
+        });
+    }
+    expect((await api.post(BY_STRIKE, { sessionDate: PAST, filter: { ticker: 'SPY', expirationDate: '2030-01-18' } })).json).toEqual({ data: {} });
+  });
+
+  it("defaults to the ticker's latest published session; no open interest gives empty data", async () => {
+    expect((await api.post(BY_STRIKE, { filter: { ticker: 'QQQ' } })).json).toEqual({ data: strikeOracle('QQQ', LATEST) });
+    expect((await api.post(BY_STRIKE, { filter: { ticker: SPARSE.ticker } })).json).toEqual({ data: strikeOracle(SPARSE.ticker, SPARSE.session) });
+    expect((await api.post(BY_STRIKE, { filter: { ticker: 'ZZZZ' } })).json).toEqual({ data: {} });
+  });
+});
+
+describe('max-pain-over-time', () => {
+  it('per expiration ascending, the brute-force max-pain strike of the session', async () => {
+    for (const ticker of Object.keys(OI_TICKERS))
+      for (const session of CHECKED_SESSIONS) {
+        const res = await api.post(MP_OVER_TIME, { sessionDate: session, filter: { ticker } });
+        expect(res.status).toBe(200);
+        expectDocumentedResponse(maxPainOverTime, res.json);
+        const want = maxPainOverTimeOracle(ticker, session);
+        expect(Object.keys(want).length).toBe(3);
+        expect(Object.keys(res.json.data)).toEqual(Object.keys(want));
+        expect({ ticker, session, data: res.json.data }).toEqual({ ticker, session, data: want });
+      }
+  });
+
+  it('leaves out an expiration without open interest; none at all gives {} (200)', async () => {
+    const res = await api.post(MP_OVER_TIME, { filter: { ticker: SPARSE.ticker } });
+    // Strike 40: calls owe 0, puts (45 - 40) x 20 x 100 = 10,000; strike 45: calls (45 - 40) x 30 x 100 = 15,000.
+    expect(res.json).toEqual({ data: { [SPARSE.live]: 40 } });
+    expect(maxPainOverTimeOracle(SPARSE.ticker, SPARSE.session)).toEqual(res.json.data);
+    for (const body of [{ filter: { ticker: 'ZZZZ' } }, { sessionDate: previousTradingDay(fx.sessions[0]), filter: { ticker: 'SPY' } }]) {
+      const empty = await api.post(MP_OVER_TIME, body);
+      expect([empty.status, empty.json]).toEqual([200, { data: {} }]);
+    }
+  });
+
+  it('defaults to the latest published session', async () => {
+    expect((await api.post(MP_OVER_TIME, { filter: { ticker: 'SPY' } })).json).toEqual({ data: maxPainOverTimeOracle('SPY', LATEST) });
+  });
+});
+
+describe('agreement between the open-interest endpoints', () => {
+  it('by-strike and by-expiration sums equal the open-interest-over-time total of the session', async () => {
+    for (const ticker of [...Object.keys(OI_TICKERS), SPARSE.ticker]) {
+      const series = (await api.post(OVER_TIME, { filter: { ticker } })).json.data as Record<string, Totals>;
+      const sessions = ticker === SPARSE.ticker ? [SPARSE.session] : [...CHECKED_SESSIONS, fx.sessions[SESSIONS - CHANGE_SESSIONS - 5]];
+      for (const session of sessions) {
+        const [byExp, byStrike] = await Promise.all([
+          api.post(BY_EXP, { sessionDate: session, filter: { ticker } }),
+          api.post(BY_STRIKE, { sessionDate: session, filter: { ticker } }),
+        ]);
+        expect(series[session]).toBeDefined();
+        expect({ ticker, session, byExpiration: sum(byExp.json.data), byStrike: sum(byStrike.json.data) }).toEqual({
+          ticker,
+          session,
+          byExpiration: series[session],
+          byStrike: series[session],
+        });
+      }
+    }
+  });
+
+  it('narrowed: by-expiration at a strike sums to over-time at that strike; by-strike of an expiration to over-time of that expiration', async () => {
+    const exp = Object.keys(expirationOracle('QQQ', PAST))[1];
+    const atStrike = (await api.post(OVER_TIME, { filter: { ticker: 'QQQ', strikePrice: 402.5 } })).json.data[PAST];
+    const ofExp = (await api.post(OVER_TIME, { filter: { ticker: 'QQQ', expirationDate: exp } })).json.data[PAST];
+    expect(sum((await api.post(BY_EXP, { sessionDate: PAST, filter: { ticker: 'QQQ', strikePrice: 402.5 } })).json.data)).toEqual(atStrike);
+    expect(sum((await api.post(BY_STRIKE, { sessionDate: PAST, filter: { ticker: 'QQQ', expirationDate: exp } })).json.data)).toEqual(ofExp);
+  });
+
+  it("max-pain-over-time of each expiration equals max-pain's maxPainStrikePrice", async () => {
+    for (const ticker of Object.keys(OI_TICKERS))
+      for (const session of [LATEST, PAST, fx.sessions[100]]) {
+        const series = (await api.post(MP_OVER_TIME, { sessionDate: session, filter: { ticker } })).json.data as Record<string, number>;
+        expect(Object.keys(series).length).toBe(3);
+        for (const [exp, strike] of Object.entries(series)) {
+          const mp = await api.post(MAX_PAIN, { sessionDate: session, filter: { ticker, expirationDate: exp } });
+          expect(mp.status).toBe(200);
+          expect({ ticker, session, exp, strike }).toEqual({ ticker, session, exp, strike: mp.json.maxPainStrikePrice });
+        }
+      }
+  });
+});
+
+describe('the required ticker of the new open-interest endpoints', () => {
+  it.each([BY_EXP, BY_STRIKE, MP_OVER_TIME])('%s: ticker or tickers, a scalar or a one-element list, give the same answer', async (path) => {
+    const answers = [];
+    for (const filter of [{ ticker: 'AAPL' }, { ticker: ['AAPL'] }, { tickers: 'aapl' }, { tickers: ['AAPL'] }]) {
+      const res = await api.post(path, { sessionDate: PAST, filter });
+      expect(res.status).toBe(200);
+      answers.push(res.json);
+    }
+    expect(Object.keys(answers[0].data).length).toBeGreaterThan(0);
+    for (const a of answers.slice(1)) expect(a).toEqual(answers[0]);
+  });
+});
+
+describe('bad requests to the new open-interest endpoints', () => {
+  const window = { startTime: '2026-11-19T14:30:00Z', endTime: '2026-11-19T20:00:00Z' };
+  const common = (extra: Record<string, unknown>): [Record<string, unknown>, string][] => [
+    [{}, 'filter'],
+    [{ filter: {} }, 'filter.ticker'],
+    [{ filter: { ticker: ['SPY', 'QQQ'] } }, 'filter.ticker'],
+    [{ filter: { tickers: ['SPY', 'QQQ'] } }, 'filter.ticker'],
+    [{ filter: { ticker: 'SPY', tickers: 'QQQ' } }, 'filter.tickers'],
+    [{ filter: { ticker: 'SPY', contractType: 'CALL' } }, 'filter.contractType'],
+    [{ filter: { ticker: 'SPY', ...extra } }, `filter.${Object.keys(extra)[0]}`],
+    [{ filter: { ticker: 'SPY' }, timeRange: window }, 'timeRange'],
+    [{ filter: { ticker: 'SPY' }, sessionDate: PAST, timeRange: window }, 'timeRange'],
+    [{ filter: { ticker: 'SPY' }, snapshotTime: '2026-11-19T15:00:00Z' }, 'snapshotTime'],
+    [{ filter: { ticker: 'SPY' }, sessionDate: '2026-11-22' }, 'sessionDate'],
+    [{ filter: { ticker: 'SPY' }, sessionDate: '19-11-2026' }, 'sessionDate'],
+    [{ filter: { ticker: 'SPY' }, filterExpression: { conjunction: 'AND', filters: [] } }, 'filterExpression'],
+    [{ filter: { ticker: 'SPY' }, aggregationPeriod: '1d' }, 'aggregationPeriod'],
+    [{ filter: { ticker: 'SPY' }, size: 10 }, 'size'],
+  ];
+  it.each([
+    ...common({ expirationDate: '2026-12-18' }),
+    [{ filter: { ticker: 'SPY', strikePrice: 0 } }, 'filter.strikePrice'],
+    [{ filter: { ticker: 'SPY', strikePrice: -5 } }, 'filter.strikePrice'],
+    [{ filter: { ticker: 'SPY', strikePrices: -2.5 } }, 'filter.strikePrices'],
+    [{ filter: { ticker: 'SPY', strikePrice: 'high' } }, 'filter.strikePrice'],
+    [{ filter: { ticker: 'SPY', strikePrice: [500, 505] } }, 'filter.strikePrice'],
+  ])('by-expiration: %j is a 400 naming %s', async (body, field) => {
+    expectProblem(await api.post(BY_EXP, body), 400, field);
+  });
+  it.each([
+    ...common({ strikePrice: 500 }),
+    [{ filter: { ticker: 'SPY', expirationDate: 'soon' } }, 'filter.expirationDate'],
+    [{ filter: { ticker: 'SPY', expirationDate: '2026-13-01' } }, 'filter.expirationDate'],
+    [{ filter: { ticker: 'SPY', expirationDates: ['2026-12-18', '2026-12-24'] } }, 'filter.expirationDates'],
+  ])('by-strike: %j is a 400 naming %s', async (body, field) => {
+    expectProblem(await api.post(BY_STRIKE, body), 400, field);
+  });
+  it.each([...common({ expirationDate: '2026-12-18' }), [{ filter: { ticker: 'SPY', strikePrice: 500 } }, 'filter.strikePrice']])(
+    'max-pain-over-time: %j is a 400 naming %s',
+    async (body, field) => {
+      expectProblem(await api.post(MP_OVER_TIME, body), 400, field);
+    },
+  );
 });

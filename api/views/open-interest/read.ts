@@ -1,9 +1,10 @@
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
-import { OPEN_INTEREST_VIEW, decodeChain, oiKeys, type ChainStrike } from '../../../services/views/open-interest';
+import { OPEN_INTEREST_VIEW, decodeChain, decodeSessionSummary, oiKeys, type ChainStrike, type SessionSummary } from '../../../services/views/open-interest';
 import type { EndpointContext } from '../../request/endpoint';
 import { viewStamp } from '../../tables/view-state';
+import type { TimeSelection } from '../../request/time-selectors';
 
 /**
  * Reads of the open-interest view's compact stores (services/views/open-interest.ts) for the
@@ -76,4 +77,37 @@ export async function readChainAndPrice(
   const [chain, close, last] = res.map(([, v]) => v as string | null);
   const price = close ?? last;
   return { chain: chain === null ? null : decodeChain(chain), price: price === null ? null : Number(price) };
+}
+
+/** The session an OI-lagged request reads: the one named, or else the ticker's newest with open interest (null when none). */
+export async function oiSession(ctx: EndpointContext, k: PartitionKeys | null, ticker: string, selection: TimeSelection): Promise<string | null> {
+  if (selection.kind === 'session') return selection.sessionDate;
+  return k && latestSession(ctx, k, ticker);
+}
+
+/**
+ * One session's stored answers of the ticker, in one field read: per expiration (ascending) its
+ * totals and max-pain strike, per strike (ascending) its totals over every expiration.
+ */
+export async function readSessionSummary(ctx: EndpointContext, k: PartitionKeys, ticker: string, session: string): Promise<SessionSummary> {
+  return decodeSessionSummary(await ctx.redis.hget(oiKeys.summaries(k, ticker), session));
+}
+
+/** One session's chains of these expirations (each strikes ascending; an expiration without a chain is left out). */
+export async function readSessionChains(
+  ctx: EndpointContext,
+  k: PartitionKeys,
+  ticker: string,
+  session: string,
+  expirations: readonly string[],
+): Promise<Map<string, ChainStrike[]>> {
+  if (!expirations.length) return new Map();
+  const pipe = ctx.redis.pipeline();
+  for (const e of expirations) pipe.hget(oiKeys.chain(k, ticker, e), session);
+  const out = new Map<string, ChainStrike[]>();
+  (await pipe.exec())!.forEach(([err, stored], i) => {
+    if (err) throw err;
+    if (stored !== null) out.set(expirations[i], decodeChain(stored as string));
+  });
+  return out;
 }

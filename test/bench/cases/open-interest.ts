@@ -1,11 +1,13 @@
 /**
- * The open-interest questions (open-interest-change, open-interest-over-time, max-pain) and their
+ * The open-interest questions (open-interest-change, open-interest-over-time, max-pain,
+ * open-interest-by-expiration, open-interest-by-strike, max-pain-over-time) and their
  * PostgreSQL twins over the same `dev` history's rows: shared by open-interest-queries.ts and
  * endpoints.ts.
  */
 import type { Pool } from 'pg';
 import type { DevHistory } from '../../support/open-interest-history';
 import { insertRows, type SideBySideQuery } from '../side-by-side';
+import { strikeKey } from '../../../services/domain/max-pain';
 
 export async function loadOpenInterestPostgres(pool: Pool, h: DevHistory): Promise<{ rows: number; seconds: number; bytes: number }> {
   const t0 = Date.now();
@@ -62,6 +64,28 @@ const MAX_PAIN_SQL = `
          (SELECT close FROM bench_px WHERE ticker = $1 AND session_date = $3) AS stock_price
   FROM chain s CROSS JOIN chain c GROUP BY s.k ORDER BY s.k`;
 
+/** Every expiration's max-pain strike of a ticker's session: the strike where calls + puts owe least, the lowest on a tie. */
+const MAX_PAIN_OVER_TIME_SQL = `
+  WITH chain AS (
+    SELECT expiration_date AS e, strike_price AS k, sum(open_interest) FILTER (WHERE contract_type = 'CALL') AS calls,
+           sum(open_interest) FILTER (WHERE contract_type = 'PUT') AS puts
+    FROM bench_oi WHERE ticker = $1 AND session_date = $2 GROUP BY expiration_date, strike_price),
+  owed AS (
+    SELECT s.e, s.k, sum(coalesce(c.calls, 0) * greatest(0, s.k - c.k) * 100 + coalesce(c.puts, 0) * greatest(0, c.k - s.k) * 100) AS v
+    FROM chain s JOIN chain c ON c.e = s.e GROUP BY s.e, s.k),
+  live AS (SELECT e FROM chain GROUP BY e HAVING sum(coalesce(calls, 0) + coalesce(puts, 0)) > 0)
+  SELECT DISTINCT ON (o.e) o.e, o.k FROM owed o JOIN live USING (e) ORDER BY o.e, o.v, o.k`;
+
+const OI_BY_SQL = (key: string, where = '') => `
+  SELECT ${key} AS key, sum(open_interest) FILTER (WHERE contract_type = 'CALL') AS calls, sum(open_interest) FILTER (WHERE contract_type = 'PUT') AS puts
+  FROM bench_oi WHERE ticker = $1 AND session_date = $2 ${where} GROUP BY ${key} ORDER BY ${key}`;
+
+/** Same keys in the same order, and the same call and put totals. */
+const sameTotals = (keyOf: (r: any) => string) => (a: any, rows: any[]) =>
+  JSON.stringify(Object.entries(a.data).map(([k, t]: [string, any]) => [k, t.callOpenInterest, t.putOpenInterest])) ===
+  JSON.stringify(rows.map((r) => [keyOf(r), Number(r.calls ?? 0), Number(r.puts ?? 0)]));
+const isoDate = (d: Date) => d.toISOString().slice(0, 10);
+
 /** The questions over `history` (its newest session and the one before). */
 export function openInterestQueries(history: DevHistory): SideBySideQuery[] {
   const [latest, previous] = history.sessions;
@@ -69,6 +93,10 @@ export function openInterestQueries(history: DevHistory): SideBySideQuery[] {
     .filter((e) => e.ticker === 'SPY' && e.sessionDate === latest)
     .sort((a, b) => (a.expirationDate < b.expirationDate ? -1 : 1))[3].expirationDate;
   const change = '/v1/options/tool/open-interest-change';
+  // A strike listed in most of the latest session's SPY expirations (the narrowed by-expiration reads their chains).
+  const counts = new Map<number, number>();
+  for (const e of history.openInterest) if (e.ticker === 'SPY' && e.sessionDate === latest) counts.set(e.strikePrice, (counts.get(e.strikePrice) ?? 0) + 1);
+  const strike = [...counts].sort(([a, x], [b, y]) => y - x || a - b)[0][0];
   return [
     {
       name: 'open-interest-change, first page',
@@ -109,6 +137,42 @@ export function openInterestQueries(history: DevHistory): SideBySideQuery[] {
       same: (a, rows) =>
         rows.length === Object.keys(a.data).length &&
         rows.every((r) => Math.abs(a.data[Number(r.k).toFixed(1)]?.callIntrinsicValue - Number(r.call_value)) < 0.01),
+    },
+    {
+      name: 'open-interest-by-expiration, SPY',
+      role: 'typical',
+      path: '/v1/options/tool/open-interest-by-expiration',
+      body: { filter: { ticker: 'SPY' } },
+      sql: OI_BY_SQL('expiration_date'),
+      params: ['SPY', latest],
+      same: sameTotals((r) => isoDate(r.key)),
+    },
+    {
+      name: `open-interest-by-expiration, SPY at ${strike}`,
+      role: 'heavy',
+      path: '/v1/options/tool/open-interest-by-expiration',
+      body: { filter: { ticker: 'SPY', strikePrice: strike } },
+      sql: OI_BY_SQL('expiration_date', 'AND strike_price = $3'),
+      params: ['SPY', latest, strike],
+      same: sameTotals((r) => isoDate(r.key)),
+    },
+    {
+      name: 'open-interest-by-strike, SPY',
+      role: 'typical',
+      path: '/v1/options/tool/open-interest-by-strike',
+      body: { filter: { ticker: 'SPY' } },
+      sql: OI_BY_SQL('strike_price'),
+      params: ['SPY', latest],
+      same: sameTotals((r) => strikeKey(Number(r.key))),
+    },
+    {
+      name: 'max-pain-over-time, SPY',
+      role: 'typical',
+      path: '/v1/options/tool/max-pain-over-time',
+      body: { filter: { ticker: 'SPY' } },
+      sql: MAX_PAIN_OVER_TIME_SQL,
+      params: ['SPY', latest],
+      same: (a, rows) => JSON.stringify(Object.entries(a.data)) === JSON.stringify(rows.map((r) => [isoDate(r.e), Number(r.k)])),
     },
   ];
 }
