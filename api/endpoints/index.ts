@@ -8,6 +8,7 @@ import { maxPainEndpoint } from './options/max-pain';
 import { openInterestChange } from './options/open-interest-change';
 import { openInterestOverTime } from './options/open-interest-over-time';
 import { contractTradeSideStatistics } from './options/contract-trade-side-statistics';
+import { contractStatistics } from './options/contract-statistics';
 import { gainersLosers } from './options/gainers-losers';
 import { marketShare } from './options/market-share';
 import { netDrift } from './options/net-drift';
@@ -37,6 +38,7 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   exposureByStrike,
   intervalMap,
   contractTradeSideStatistics,
+  contractStatistics,
   marketShare,
   gainersLosers,
   netFlow,
