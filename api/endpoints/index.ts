@@ -9,6 +9,7 @@ import { openInterestChange } from './options/open-interest-change';
 import { openInterestOverTime } from './options/open-interest-over-time';
 import { contractTradeSideStatistics } from './options/contract-trade-side-statistics';
 import { contractStatistics } from './options/contract-statistics';
+import { volatilityDrift } from './options/volatility-drift';
 import { gainersLosers } from './options/gainers-losers';
 import { marketShare } from './options/market-share';
 import { netDrift } from './options/net-drift';
@@ -44,4 +45,5 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   netFlow,
   netDrift,
   optionPriceOverTime,
+  volatilityDrift,
 ];

@@ -15,6 +15,7 @@ export class StockPrices {
     private readonly version: number,
   ) {
     defineLastPrices(redis);
+    defineLastBefore(redis);
   }
 
   private keys(ticker: string): PartitionKeys {
@@ -48,6 +49,17 @@ export class StockPrices {
   }
 
   /**
+   * The ticker's last price event of `sessionDate` strictly before each bound (epoch-ms; null for
+   * the session's last event), in one script call: null where there is none.
+   */
+  async lastBefore(ticker: string, sessionDate: string, bounds: readonly (number | null)[]): Promise<({ time: number; price: number } | null)[]> {
+    const key = this.keys(ticker).key(...pricesKeySuffix(sessionDate, ticker));
+    const run = (this.redis as unknown as WithLastBefore).mdqLastBefore;
+    const got = await run.call(this.redis, 1, key, ...bounds.map((b) => (b === null ? '+inf' : `(${b}`)));
+    return got.map((m) => (m ? parsePriceMember(m) : null));
+  }
+
+  /**
    * Per ticker, the last price of `sessionDate` strictly before `beforeMs` (the session's last
    * price when null); tickers without one are absent. One script call per partition
    * (LAST_PRICES_LUA) rather than a command per ticker: a whole-market read is hundreds of tickers,
@@ -78,6 +90,28 @@ export class StockPrices {
     );
     return out;
   }
+}
+
+/**
+ * Per bound, the last member of KEYS[1] with a score below it (ARGV, exclusive bounds such as
+ * "(1731337260000", or "+inf" for the last member); false where there is none. One call answers a
+ * session's 390 minute closes (O(log n) each) instead of sending the session's per-second prices.
+ */
+const LAST_BEFORE_LUA = `
+local out = {}
+for i, bound in ipairs(ARGV) do
+  local r = redis.call('ZRANGE', KEYS[1], bound, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
+  out[i] = r[1] or false
+end
+return out
+`;
+
+interface WithLastBefore {
+  mdqLastBefore(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
+}
+
+function defineLastBefore(redis: Redis): void {
+  if (!(redis as unknown as Partial<WithLastBefore>).mdqLastBefore) redis.defineCommand('mdqLastBefore', { lua: LAST_BEFORE_LUA });
 }
 
 /**
