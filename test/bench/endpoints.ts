@@ -127,7 +127,7 @@ async function loadData(
   log(`[data] news: ${news.articles} articles (${took()})`);
   if (wanted('flow') || wanted('orderFlow')) {
     const table = `bench_flow_${STAMP}`;
-    tables.push(table);
+    tables.push(table, `${table}_px`);
     const flow = await loadFlowData(redis, pool, { table, date: FLOW_DATE, every: 8, sessions: 30, consolidated: true, log });
     info.flow = flow;
     builders.push(async () =>

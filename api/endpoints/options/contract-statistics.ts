@@ -36,7 +36,7 @@ export const contractStatistics = flowEndpoint({
     all: { summary: 'The whole market, latest session', request: {} },
     large: {
       summary: 'Large trades of two tickers on one session (filterExpression)',
-      request: { sessionDate: '2026-11-20', filter: { tickers: ['SPY', 'QQQ'] }, filterExpression: 'premium >= 100000' },
+      request: { sessionDate: '2026-11-20', filter: { tickers: ['SPY', 'QQQ'] }, filterExpression: { field: 'premium', operation: '>=', value: 100000 } },
     },
     window: {
       summary: 'Ask-side technology trades in a window',
