@@ -117,18 +117,17 @@ export const volatilityDrift: EndpointDef = {
     // The minute prices: the last event at or before the open (arv's base), before each minute's
     // end, and the session's last (how far the session has come).
     const [events, atms] = await Promise.all([
-      prices ? prices.lastBefore(ticker, date, [bounds.open + 1, ...minutes.map((m) => m + MINUTE_MS), null]) : Promise.resolve(null),
+      prices ? prices.minuteCloses(ticker, date, bounds.open, minutes.length) : Promise.resolve(null),
       (async (): Promise<Map<number, AtmPrint>> => {
         if (cubeVersion === null) return new Map();
         const expiration = asked ?? (await readAtmExpirations(ctx.redis, ctx.keyPrefix, cubeVersion, date, ticker)).find((e) => e >= date);
         return expiration === undefined ? new Map() : readAtmIvs(ctx.redis, ctx.keyPrefix, cubeVersion, date, ticker, expiration);
       })(),
     ]);
-    const base = events?.[0]?.price ?? null;
-    const closes = minutes.map((_, i) => events?.[i + 1]?.price ?? null);
-    const lastEvent = events?.[events.length - 1]?.time ?? null;
-    const lastPrint = atms.size ? Math.max(...[...atms.values()].map((a) => a.time)) : null;
-    const reached = Math.max(lastEvent ?? -Infinity, lastPrint ?? -Infinity);
+    const base = events?.atOpen?.price ?? null;
+    const closes = minutes.map((_, i) => events?.closes[i]?.price ?? null);
+    let reached = events?.last?.time ?? -Infinity;
+    for (const a of atms.values()) if (a.time > reached) reached = a.time;
     const arv = adjustedRealizedVolatility(base, closes);
     const data: [string, Point][] = [];
     minutes.forEach((m, i) => {

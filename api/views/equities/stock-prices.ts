@@ -4,6 +4,14 @@ import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
 import { STOCK_PRICES_VIEW, parsePriceMember, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
 
+const MINUTE_MS = 60_000;
+
+/** A price event: its time (epoch-ms) and price. */
+export interface PriceEvent {
+  time: number;
+  price: number;
+}
+
 /**
  * Reads of the stock-price view (services/views/equities/stock-prices.ts): a ticker's price at an
  * instant, at a session's end, its latest price, and the sessions held.
@@ -49,14 +57,20 @@ export class StockPrices {
   }
 
   /**
-   * The ticker's last price event of `sessionDate` strictly before each bound (epoch-ms; null for
-   * the session's last event), in one script call: null where there is none.
+   * The ticker's price events of `sessionDate` that give its minute closes: the last at or before
+   * `open` (epoch-ms), the last before the end of each of `minutes` minutes from `open`, and the
+   * session's last; null where there is none. One script call (LAST_BEFORE_LUA).
    */
-  async lastBefore(ticker: string, sessionDate: string, bounds: readonly (number | null)[]): Promise<({ time: number; price: number } | null)[]> {
+  async minuteCloses(
+    ticker: string,
+    sessionDate: string,
+    open: number,
+    minutes: number,
+  ): Promise<{ atOpen: PriceEvent | null; closes: (PriceEvent | null)[]; last: PriceEvent | null }> {
     const key = this.keys(ticker).key(...pricesKeySuffix(sessionDate, ticker));
     const run = (this.redis as unknown as WithLastBefore).mdqLastBefore;
-    const got = await run.call(this.redis, 1, key, ...bounds.map((b) => (b === null ? '+inf' : `(${b}`)));
-    return got.map((m) => (m ? parsePriceMember(m) : null));
+    const got = (await run.call(this.redis, 1, key, String(open), String(MINUTE_MS), String(minutes))).map((m) => (m ? parsePriceMember(m) : null));
+    return { atOpen: got[0], closes: got.slice(1, minutes + 1), last: got[minutes + 1] };
   }
 
   /**
@@ -93,16 +107,25 @@ export class StockPrices {
 }
 
 /**
- * Per bound, the last member of KEYS[1] with a score below it (ARGV, exclusive bounds such as
- * "(1731337260000", or "+inf" for the last member); false where there is none. One call answers a
- * session's 390 minute closes (O(log n) each) instead of sending the session's per-second prices.
+ * A session's minute closes in one call: for KEYS[1] (a ticker's session prices), the last member
+ * at or before ARGV[1] (the open), then for each of ARGV[3] minutes the last member before the
+ * minute's end (ARGV[1] + i x ARGV[2], exclusive), then the last member of all; false where there
+ * is none. Each is one O(log n) step of the sorted set, instead of sending the session's
+ * per-second prices; the bounds are computed here rather than sent.
  */
 const LAST_BEFORE_LUA = `
-local out = {}
-for i, bound in ipairs(ARGV) do
-  local r = redis.call('ZRANGE', KEYS[1], bound, '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
-  out[i] = r[1] or false
+local key = KEYS[1]
+local open = tonumber(ARGV[1])
+local step = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+local function before(bound)
+  local r = redis.call('ZRANGE', key, '(' .. string.format('%d', bound), '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
+  return r[1] or false
 end
+local out = {before(open + 1)}
+for i = 1, n do out[i + 1] = before(open + i * step) end
+local last = redis.call('ZRANGE', key, -1, -1)
+out[n + 2] = last[1] or false
 return out
 `;
 
