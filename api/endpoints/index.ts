@@ -11,6 +11,8 @@ import { openInterestByExpiration } from './options/open-interest-by-expiration'
 import { openInterestByStrike } from './options/open-interest-by-strike';
 import { maxPainOverTime } from './options/max-pain-over-time';
 import { contractTradeSideStatistics } from './options/contract-trade-side-statistics';
+import { contractStatistics } from './options/contract-statistics';
+import { volatilityDrift } from './options/volatility-drift';
 import { gainersLosers } from './options/gainers-losers';
 import { marketShare } from './options/market-share';
 import { netDrift } from './options/net-drift';
@@ -49,9 +51,11 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   volatilitySkew,
   heatMap,
   contractTradeSideStatistics,
+  contractStatistics,
   marketShare,
   gainersLosers,
   netFlow,
   netDrift,
   optionPriceOverTime,
+  volatilityDrift,
 ];

@@ -10,12 +10,16 @@ import {
   cellFields,
   contractId,
   decodeBar,
+  decodeAtm,
   decodeLast,
+  encodeAtm,
   encodeBar,
   encodeLast,
   laterOf,
   mergeBars,
   minuteOf,
+  nearerAtmOf,
+  type AtmPrint,
   type Bar,
   type LastPrice,
 } from '../../services/views/flow-aggregates';
@@ -28,7 +32,8 @@ import type { Projection, SourceEvent } from '../runtime/projection';
  * (derived.order-flow.prints) adds to its whole-session and 1-minute cells at every level
  * (contract, coarse and ticker-net per underlying; coarse and net over the partition's
  * underlyings together; premium-tier net and exchange cells for whole sessions), its minute's and its
- * session's last underlying price and its contract's 1-minute bar.
+ * session's last underlying price and its contract's 1-minute bar; a print with an implied
+ * volatility competes for its minute's and expiration's print nearest the money (volatility-drift).
  *
  * A chunk's contributions are first combined in memory per hash field, then the touched fields
  * are read and written back as one HSET per hash: the runtime applies a chunk exactly once and
@@ -57,9 +62,9 @@ const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] +
 export const flowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
   // 2: the market's net cells (ns, nm) were added; 3: premium-tier net and exchange session cells
-  // (ps, xs), ticker-net cells (ts, tm) and session last prices (ul). A view of an older layout is
-  // rebuilt.
-  format: 3,
+  // (ps, xs), ticker-net cells (ts, tm) and session last prices (ul); 4: the prints nearest the money
+  // per minute and expiration (ae, av). A view of an older layout is rebuilt.
+  format: 4,
   topics: [PRINTS],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
@@ -67,6 +72,8 @@ export const flowAggregatesProjection: Projection = {
     const sums = new Pending<Sums>();
     const lasts = new Pending<LastPrice>();
     const bars = new Pending<Bar>();
+    const atms = new Pending<AtmPrint>();
+    const atmExpirations = new Map<string, Set<string>>();
     const tickers = new Map<string, Set<string>>();
     const osis = new Map<string, Map<string, string>>();
     for (const ev of events) {
@@ -93,6 +100,13 @@ export const flowAggregatesProjection: Projection = {
       lasts.merge(k.sessionLastPrices(d), p.ticker, last, (a, b) => laterOf(a, b));
       const contract = contractId(p.ticker, p.expirationDate, p.contractType, p.strikePrice);
       bars.merge(k.contract(d, contract), minute, barOfPrint(p), (a, b) => mergeBars(a, b));
+      if (p.impliedVolatility !== null && Number.isFinite(p.impliedVolatility)) {
+        const atm = { strike: p.strikePrice, stockPrice: p.stockPrice, time: p.tradeTime, rowKey: p.rowKey, iv: p.impliedVolatility };
+        atms.merge(k.atmIvs(d, p.ticker, p.expirationDate), minute, atm, nearerAtmOf);
+        const ek = k.atmExpirations(d, p.ticker);
+        if (!atmExpirations.has(ek)) atmExpirations.set(ek, new Set());
+        atmExpirations.get(ek)!.add(p.expirationDate);
+      }
       if (!tickers.has(d)) tickers.set(d, new Set());
       tickers.get(d)!.add(p.ticker);
       if (!osis.has(d)) osis.set(d, new Map());
@@ -103,7 +117,7 @@ export const flowAggregatesProjection: Projection = {
     // One round trip reads every touched field.
     const pipe = redis.pipeline();
     const reads: [Pending<unknown>, string][] = [];
-    for (const pending of [sums, lasts, bars] as Pending<unknown>[]) {
+    for (const pending of [sums, lasts, bars, atms] as Pending<unknown>[]) {
       for (const [key, fields] of pending.byKey) {
         pipe.hmget(key, ...fields.keys());
         reads.push([pending, key]);
@@ -125,8 +139,10 @@ export const flowAggregatesProjection: Projection = {
           next = addSums(was, c, n, v);
         } else if (pending === (lasts as Pending<unknown>)) {
           next = encodeLast(laterOf(was === null ? null : decodeLast(was), change as LastPrice));
-        } else {
+        } else if (pending === (bars as Pending<unknown>)) {
           next = encodeBar(mergeBars(was === null ? null : decodeBar(was), change as Bar));
+        } else {
+          next = encodeAtm(nearerAtmOf(was === null ? null : decodeAtm(was), change as AtmPrint));
         }
         op.push(field, next);
       }
@@ -137,6 +153,7 @@ export const flowAggregatesProjection: Projection = {
       ops.push(['ZADD', k.sessions, '0', d]);
     }
     for (const [d, m] of osis) ops.push(['HSET', k.osis(d), ...[...m].flat()]);
+    for (const [key, exps] of atmExpirations) ops.push(['ZADD', key, ...[...exps].flatMap((e) => ['0', e])]);
     return ops;
   },
 };

@@ -19,7 +19,7 @@
  * session of every 8th underlying plus 29 earlier sessions of one ticker, with both order-flow
  * tapes (cases/flow-aggregations.ts, as flow-aggregations.ts); the `dev` history's volatility
  * (400 sessions, 2 with ticks), open interest (400 sessions) and equities (a tick session and 30
- * before it); a week of news. `--only TEXT` keeps the cases whose endpoint or name contains TEXT
+ * before it); a week of news. `--only TEXT[,TEXT…]` keeps the cases whose endpoint or name contains one of them
  * (and loads only their families when TEXT names an endpoint; `--families flow,news` loads only
  * those, for a TEXT that names no endpoint); `--check` compares the answers and
  * times nothing; `--table FILE` prints an earlier results file's table. Load comes from wrk and
@@ -92,18 +92,29 @@ const endpointOf = (p: string) => p.slice(p.indexOf('/tool/') + '/tool/'.length)
 
 /** The families and the endpoints each serves, so that `--only ENDPOINT` loads only what it needs. */
 const FAMILIES = {
-  flow: ['contract-trade-side-statistics', 'market-share', 'gainers-losers', 'option-price-over-time', 'net-flow', 'net-drift'],
+  flow: [
+    'contract-trade-side-statistics',
+    'contract-statistics',
+    'market-share',
+    'gainers-losers',
+    'option-price-over-time',
+    'net-flow',
+    'net-drift',
+    'volatility-drift',
+  ],
   orderFlow: ['order-flow/consolidated', 'order-flow/unconsolidated'],
   volatility: ['iv-rank', 'term-structure', 'exposure-by-strike', 'interval-map', 'exposure-by-expiration', 'volatility-skew', 'heat-map'],
   openInterest: ['open-interest-change', 'open-interest-over-time', 'max-pain', 'open-interest-by-expiration', 'open-interest-by-strike', 'max-pain-over-time'],
   equities: ['equity-prints', 'dark-pool-levels', 'exchange-notifications', 'market-map'],
   news: ['news-articles'],
 };
-const namesEndpoint = Object.values(FAMILIES).some((eps) => eps.some((e) => e.includes(ONLY)));
+/** `--only` takes one text or several, comma-separated: a case is kept when it contains any. */
+const ONLYS = ONLY ? ONLY.split(',') : [];
+const namesEndpoint = ONLYS.length > 0 && ONLYS.every((o) => Object.values(FAMILIES).some((eps) => eps.some((e) => e.includes(o))));
 const FAMILY_LIST = values.families ? values.families.split(',') : [];
 for (const f of FAMILY_LIST) if (!(f in FAMILIES)) throw new Error(`--families: no family ${f} (${Object.keys(FAMILIES).join(', ')})`);
 const wanted = (family: keyof typeof FAMILIES) =>
-  FAMILY_LIST.length ? FAMILY_LIST.includes(family) : !ONLY || !namesEndpoint || FAMILIES[family].some((e) => e.includes(ONLY));
+  FAMILY_LIST.length ? FAMILY_LIST.includes(family) : !ONLY || !namesEndpoint || FAMILIES[family].some((e) => ONLYS.some((o) => e.includes(o)));
 
 const log = (line: string) => console.log(line);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -127,7 +138,7 @@ async function loadData(
   log(`[data] news: ${news.articles} articles (${took()})`);
   if (wanted('flow') || wanted('orderFlow')) {
     const table = `bench_flow_${STAMP}`;
-    tables.push(table);
+    tables.push(table, `${table}_px`);
     const flow = await loadFlowData(redis, pool, { table, date: FLOW_DATE, every: 8, sessions: 30, consolidated: true, log });
     info.flow = flow;
     builders.push(async () =>
@@ -190,7 +201,7 @@ async function loadData(
             endpoint: endpointOf(q.path),
             name: q.name.includes(endpointOf(q.path)) ? q.name : `${endpointOf(q.path)}: ${q.name}`,
           });
-    return all.filter((c) => c.name.includes(ONLY));
+    return all.filter((c) => !ONLYS.length || ONLYS.some((o) => c.name.includes(o)));
   };
   return { info, cases };
 }

@@ -185,6 +185,7 @@ async function main(): Promise<void> {
     console.log(`results written to ${path.relative(process.cwd(), file)}`);
   } finally {
     await pool.query(`DROP TABLE IF EXISTS ${T}`).catch(() => undefined);
+    await pool.query(`DROP TABLE IF EXISTS ${T}_px`).catch(() => undefined);
     await pool.end();
     redis.disconnect();
     server.kill('SIGTERM');

@@ -20,6 +20,7 @@ import { cellLevel, readFlowCells, type FlowQuery } from '../../api/views/flow-a
 import { ViewPointers } from '../../api/views/pointer';
 import type { EndpointDef } from '../../api/request/endpoint';
 import { contractTradeSideStatistics } from '../../api/endpoints/options/contract-trade-side-statistics';
+import { contractStatistics } from '../../api/endpoints/options/contract-statistics';
 import { netFlow } from '../../api/endpoints/options/net-flow';
 import { createLogger } from '../../services/log';
 import { testConfig, waitFor } from '../support/env';
@@ -45,6 +46,7 @@ const D1 = '2026-11-19';
 const D2 = '2026-11-20';
 const P = (name: string) => `/v1/options/tool/${name}`;
 const CTSS = P('contract-trade-side-statistics');
+const CS = P('contract-statistics');
 const MS = P('market-share');
 const GL = P('gainers-losers');
 const NF = P('net-flow');
@@ -253,6 +255,15 @@ describe('answers equal brute force over the same prints (random filters, window
     await fc.assert(
       fc.asyncProperty(requestArb(TRADE_FILTERS, ALL_TERMS, { dataMode: pick(['PREMIUM', 'TRADE_COUNT', 'VOLUME']) }), async (body) => {
         expectSame(await ok(CTSS, body), oracle.contractTradeSideStatistics(rows, body), body);
+      }),
+      { numRuns: RUNS, endOnFailure: true },
+    );
+  });
+
+  it('contract-statistics', async () => {
+    await fc.assert(
+      fc.asyncProperty(requestArb(TRADE_FILTERS, ALL_TERMS, {}), async (body) => {
+        expectSame(await ok(CS, body), oracle.contractStatistics(rows, body), body);
       }),
       { numRuns: RUNS, endOnFailure: true },
     );
@@ -535,6 +546,74 @@ describe('answers agree with each other and with the tape', () => {
     }
   });
 
+  it.each([
+    {},
+    { sessionDate: D1 },
+    { sessionDate: D2, filter: { tickers: ['AAPL', 'SPX'], contractTypes: 'PUT' } },
+    { sessionDate: D2, filter: { premiumRange: { min: 1000, max: null } } },
+    { sessionDate: D2, filter: { premiumRange: { min: 2500, max: 40000 }, tickers: 'AAPL' } },
+    { sessionDate: D1, filterExpression: { field: 'premium', operation: '>=', value: 5000 } },
+    {
+      timeRange: { startTime: new Date(D2_OPEN + 600_000).toISOString(), endTime: new Date(D2_OPEN + 7_200_000).toISOString() },
+      filter: { sector: 'technology' },
+      filterExpression: {
+        conjunction: 'OR',
+        filters: [
+          { field: 'TRADE_SIDE_CODE', operation: '=', values: ['A', 'AA'] },
+          { field: 'DTE', operation: '<', value: 7 },
+        ],
+      },
+    },
+  ])('contract-statistics totals = contract-trade-side-statistics summed over sides = the tape statistics (%j)', async (req) => {
+    const got = (await ok(CS, req)).data as Record<string, { premium: number; tradeCount: number; volume: number }>;
+    const stats = (await ok(U, { ...req, size: 1, includeStatistics: true })).statistics;
+    const bySide: Record<string, Record<string, Record<string, { premium?: number; tradeCount?: number; volume?: number }>>> = {};
+    for (const [mode, field] of [
+      ['PREMIUM', 'premium'],
+      ['TRADE_COUNT', 'tradeCount'],
+      ['VOLUME', 'volume'],
+    ] as const) {
+      bySide[field] = (await ok(CTSS, { ...req, dataMode: mode })).data;
+    }
+    let seen = 0;
+    for (const ct of ['CALL', 'PUT']) {
+      const tape = Object.values(stats[ct] as Record<string, { premium: number; tradeCount: number; volume: number }>);
+      const tapeCount = tape.reduce((n, s) => n + s.tradeCount, 0);
+      if (tapeCount === 0) {
+        expect(got[ct]).toBeUndefined();
+        expect(bySide.tradeCount[ct]).toBeUndefined();
+        continue;
+      }
+      seen++;
+      const sides = (field: 'premium' | 'tradeCount' | 'volume') =>
+        Object.values(bySide[field][ct]).reduce((n, c) => n + (field === 'premium' ? toCents(c.premium!) : c[field]!), 0);
+      expect(toCents(got[ct].premium)).toBe(sides('premium'));
+      expect(got[ct].tradeCount).toBe(sides('tradeCount'));
+      expect(got[ct].volume).toBe(sides('volume'));
+      expect(toCents(got[ct].premium)).toBe(tape.reduce((n, s) => n + toCents(s.premium), 0));
+      expect(got[ct].tradeCount).toBe(tapeCount);
+      expect(got[ct].volume).toBe(tape.reduce((n, s) => n + s.volume, 0));
+    }
+    expect(seen).toBeGreaterThan(0);
+    expect(Object.keys(got).length).toBe(seen);
+  });
+
+  it('contract-statistics without a filter reads the net cells; a premium range on tier bounds the tier cells; other premiums scan', async () => {
+    const views = new ViewPointers(redis, config.keyPrefix, 0);
+    const pathOf = async (body: Record<string, unknown>) => {
+      const paths: string[] = [];
+      const ctx = { redis, keyPrefix: config.keyPrefix, views, log: createLogger('t', 'silent'), requestId: 't', onPath: (p: string) => paths.push(p) };
+      await contractStatistics.handle(body, ctx);
+      return paths;
+    };
+    expect(await pathOf({})).toEqual(['cube']);
+    expect(await pathOf({ filter: { premiumRange: { min: 100_000 } } })).toEqual(['cube']);
+    expect(await pathOf({ filterExpression: { field: 'PREMIUM', operation: '>=', value: 100_000 } })).toEqual(['cube']);
+    expect(await pathOf({ filter: { premiumRange: { min: 1_500 } } })).toEqual(['scan']);
+    expect(cellLevel({ needs: new Set(['CONTRACT_TYPE']) }, false).name).toBe('net');
+    expect(cellLevel({ needs: new Set(['CONTRACT_TYPE']) }, true).name).toBe('net');
+  });
+
   it('option-price-over-time volume, high and low equal the unconsolidated tape filtered by that osi', async () => {
     const busiest = [...rows.filter((r) => r.sessionDate === D2).reduce((m, r) => m.set(r.osi, (m.get(r.osi) ?? 0) + 1), new Map<string, number>())].sort(
       (a, b) => b[1] - a[1],
@@ -624,6 +703,25 @@ describe('validation: status and problem body for every bad input', () => {
       { dataMode: 'VOLUME', filterExpression: { field: 'NOPE', operation: '=', value: 1 } },
       'filterExpression.field',
     ],
+    ['contract-statistics with an unknown field', CS, { dataMode: 'PREMIUM' }, 'dataMode', /not accepted/],
+    ['contract-statistics with aggregationPeriod', CS, { aggregationPeriod: '5m' }, 'aggregationPeriod', /not accepted/],
+    ['contract-statistics with an unknown filter', CS, { filter: { nope: 1 } }, 'filter.nope', /not a filter of this endpoint/],
+    ['contract-statistics with a bad contract type', CS, { filter: { contractType: 'BOTH' } }, 'filter.contractType'],
+    ['contract-statistics with snapshotTime', CS, { snapshotTime: '2026-11-20T15:00:00Z' }, 'snapshotTime', /not accepted/],
+    [
+      'contract-statistics with an expression on an unknown field',
+      CS,
+      { filterExpression: { field: 'NOPE', operation: '>=', value: 1 } },
+      'filterExpression.field',
+    ],
+    [
+      'contract-statistics with sessionDate and timeRange',
+      CS,
+      { sessionDate: D2, timeRange: { startTime: '2026-11-20T14:30:00Z', endTime: '2026-11-20T15:30:00Z' } },
+      'timeRange',
+      /mutually exclusive/,
+    ],
+    ['contract-statistics with an inverted premiumRange', CS, { filter: { premiumRange: { min: 9, max: 1 } } }, 'filter.premiumRange'],
     ['market-share with an unknown field', MS, { foo: 1 }, 'foo', /not accepted/],
     [
       'market-share with sessionDate and timeRange',
@@ -679,7 +777,7 @@ describe('validation: status and problem body for every bad input', () => {
       OPOT,
       { filter: { ticker: ['SPY', 'QQQ'], expirationDate: '2026-12-18', strikePrice: 600, contractType: 'CALL' } },
       'filter.ticker',
-      /must be string/,
+      /takes a single value, got 2/,
     ],
   ];
   // Every row gets five values: a row shorter than the test function's parameter list would make
@@ -692,7 +790,7 @@ describe('validation: status and problem body for every bad input', () => {
   );
 
   it('empty bodies are valid where nothing is required', async () => {
-    for (const path of [MS, GL, ND]) expect((await api.post(path, {})).status).toBe(200);
+    for (const path of [MS, GL, ND, CS]) expect((await api.post(path, {})).status).toBe(200);
   });
 });
 

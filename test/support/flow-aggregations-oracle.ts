@@ -75,6 +75,18 @@ export function contractTradeSideStatistics(rows: readonly OracleRow[], body: Bo
   return { data };
 }
 
+/** contract-statistics: per contract type, premium (dollars from summed cents), prints and contracts; a type without prints omitted. */
+export function contractStatistics(rows: readonly OracleRow[], body: Body): Record<string, any> {
+  const data: Record<string, { premium: number; tradeCount: number; volume: number }> = {};
+  const ms = matching(rows, body);
+  for (const ct of ['CALL', 'PUT']) {
+    const rs = ms.filter((r) => r.contractType === ct);
+    if (!rs.length) continue;
+    data[ct] = { premium: rs.reduce((s, r) => s + cents(r.premium), 0) / 100, tradeCount: rs.length, volume: rs.reduce((s, r) => s + r.size, 0) };
+  }
+  return { data };
+}
+
 export function marketShare(rows: readonly OracleRow[], body: Body): Record<string, any> {
   const ms = matching(rows, body);
   const data: Record<string, Record<string, number>> = {};

@@ -18,11 +18,13 @@ import {
   barOfPrint,
   cellOfPrint,
   contractId,
+  decodeAtm,
   decodeBar,
   decodeLast,
   laterOf,
   minuteOf,
   parseCell,
+  type AtmPrint,
   type Bar,
   type FlowCell,
   type LastPrice,
@@ -358,5 +360,21 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
       if (inWindow(q.window, ms)) out.push([ms, decodeBar(v)]);
     }
   }
+  return out;
+}
+
+/**
+ * The expirations of `ticker` with a print carrying an implied volatility in session `d`,
+ * ascending (volatility-drift's default expiration is the first).
+ */
+export async function readAtmExpirations(redis: Redis, prefix: string, version: number, d: string, ticker: string): Promise<string[]> {
+  return redis.zrange(keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS)).atmExpirations(d, ticker), 0, -1);
+}
+
+/** Minute start (epoch-ms) -> the print of that minute and expiration nearest the money (cells.ts nearerAtmOf). */
+export async function readAtmIvs(redis: Redis, prefix: string, version: number, d: string, ticker: string, expiration: string): Promise<Map<number, AtmPrint>> {
+  const hash = await redis.hgetall(keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS)).atmIvs(d, ticker, expiration));
+  const out = new Map<number, AtmPrint>();
+  for (const [m, v] of Object.entries(hash)) out.set(Number(m) * MINUTE_MS, decodeAtm(v));
   return out;
 }

@@ -351,6 +351,42 @@ export function laterOf(a: LastPrice | null, b: LastPrice): LastPrice {
   return a === null || later(b, a) ? b : a;
 }
 
+// --- the print nearest the money per minute and expiration (volatility-drift) -----------------
+
+/**
+ * A print of one underlying, expiration and minute carrying an implied volatility, as the
+ * candidate for the minute's at-the-money IV: the print whose strike is nearest its underlying
+ * price (|strike - stockPrice|, both as on the print) wins; at equal distance the later in
+ * (tradeTime, rowKey) order. That is a total order, so the winner of a minute does not depend on
+ * how the topic was chunked (a rebuild gives the same bytes).
+ */
+export interface AtmPrint {
+  strike: number;
+  stockPrice: number;
+  time: number;
+  rowKey: string;
+  iv: number;
+}
+
+export const atmDistance = (a: Pick<AtmPrint, 'strike' | 'stockPrice'>): number => Math.abs(a.strike - a.stockPrice);
+
+export function nearerAtmOf(a: AtmPrint | null, b: AtmPrint): AtmPrint {
+  if (a === null) return b;
+  const da = atmDistance(a);
+  const db = atmDistance(b);
+  if (db !== da) return db < da ? b : a;
+  return later(b, a) ? b : a;
+}
+
+export function encodeAtm(a: AtmPrint): string {
+  return `${a.strike}|${a.stockPrice}|${a.time}|${a.rowKey}|${a.iv}`;
+}
+
+export function decodeAtm(s: string): AtmPrint {
+  const [k, p, t, rk, iv] = s.split('|');
+  return { strike: Number(k), stockPrice: Number(p), time: Number(t), rowKey: rk, iv: Number(iv) };
+}
+
 // --- per-contract bars -----------------------------------------------------------------------
 
 /**

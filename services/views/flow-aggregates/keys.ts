@@ -27,6 +27,10 @@ import type { PartitionKeys } from '../keys';
  *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
  *                            ticker|expiration|C or P|strike
  *   <D>:osi            hash  OSI symbol -> CONTRACT (finds a contract named by osi)
+ *   <D>:ae:<TICKER>    zset (lex) expirations of the underlying with a print carrying an implied
+ *                            volatility in session D (volatility-drift's default expiration)
+ *   <D>:av:<TICKER>:<EXP>  hash  epoch minute -> the minute's print of that expiration nearest the money
+ *                            "strike|stockPrice|time|rowKey|iv" (cells.ts nearerAtmOf; volatility-drift)
  */
 
 export const FLOW_AGGREGATES_VIEW = 'flow-aggregates';
@@ -87,5 +91,11 @@ export class FlowAggregateKeys {
   }
   osis(d: string): string {
     return this.p.key(d, 'osi');
+  }
+  atmExpirations(d: string, ticker: string): string {
+    return this.p.key(d, 'ae', ticker);
+  }
+  atmIvs(d: string, ticker: string, expiration: string): string {
+    return this.p.key(d, 'av', ticker, expiration);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The options-flow aggregation questions (contract-trade-side-statistics, market-share,
- * gainers-losers, option-price-over-time, net-flow, net-drift), their data and their PostgreSQL
+ * The options-flow aggregation questions (contract-trade-side-statistics, contract-statistics,
+ * market-share, gainers-losers, option-price-over-time, net-flow, net-drift, volatility-drift), their data and their PostgreSQL
  * twins: shared by flow-aggregations.ts and endpoints.ts, so both measure the same questions over
  * the same rows. Each answer is rebuilt from PostgreSQL's GROUP BY rows in the API's shape and
  * compared value by value (firstDifference).
@@ -8,9 +8,11 @@
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import { topicFor } from '../../../schemas/catalog';
-import { nyLocalToEpochMs } from '../../../services/domain/calendar';
+import { nyLocalToEpochMs, sessionBounds } from '../../../services/domain/calendar';
 import { isConsolidatedRow, type ConsolidatedTradeEvent, type EnrichedPrintEvent } from '../../../services/domain/order-flow';
 import { FLOW_AGGREGATES_VIEW } from '../../../services/views/flow-aggregates';
+import { STOCK_PRICES_VIEW } from '../../../services/views/equities/stock-prices';
+import { stockPricesProjection } from '../../../projections/equities/stock-prices';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../../services/views/order-flow';
 import { premiumCents } from '../../../services/views/order-flow/statistics';
 import { pointerKey } from '../../../services/views/keys';
@@ -40,6 +42,9 @@ const COLUMNS = [
   'option_price',
   'stock_price',
   'trade_time',
+  'strike_price',
+  'expiration_date',
+  'iv',
 ] as const;
 const pgRow = (p: EnrichedPrintEvent) => [
   p.rowKey,
@@ -57,6 +62,9 @@ const pgRow = (p: EnrichedPrintEvent) => [
   p.optionPrice,
   p.stockPrice,
   p.tradeTime,
+  p.strikePrice,
+  p.expirationDate,
+  p.impliedVolatility,
 ];
 
 function* rowsOf(prints: readonly EnrichedPrintEvent[]) {
@@ -69,6 +77,7 @@ export const FLOW_INDEXES = [
   '(session_date, ticker) INCLUDE (contract_type, trade_side, sentiment, exchange, is_index, premium_cents, size)',
   '(osi, session_date, trade_time, row_key) INCLUDE (option_price, size)',
   '(session_date, premium) INCLUDE (contract_type, trade_side, premium_cents)',
+  '(ticker, session_date, expiration_date, trade_time) INCLUDE (strike_price, stock_price, iv, row_key)',
 ];
 
 /** What the loader is asked for: the session, every how many underlyings, how many sessions of the one ticker, which table. */
@@ -95,6 +104,8 @@ export interface FlowData {
   tickerPrints: number;
   historySessions: string[];
   historyPrints: number;
+  /** The ticker's underlying price events of `date` (stock-price view; PostgreSQL table `<table>_px`). */
+  priceEvents: number;
   seconds: number;
 }
 
@@ -104,7 +115,9 @@ const MAX_TICKER_PRINTS = 20_000;
  * One whole simulated `full` session of every `every`-th underlying (the processor's own fold,
  * test/support/order-flow-sample.ts) projected into the prints view and the cube under the prefix
  * 'mdq' with the projections' own logic (no Kafka), plus the `sessions` - 1 sessions before it of
- * one ticker (cube only); the same prints into PostgreSQL table `table` with covering indexes.
+ * one ticker (cube only), and that ticker's underlying prices of the session (the stock-price view,
+ * for volatility-drift); the same prints into PostgreSQL table `table` with covering indexes, the
+ * prices into `<table>_px`.
  * Returns what the cases need (the prints themselves are dropped).
  */
 export async function loadFlowData(redis: Redis, pool: Pool, o: FlowDataOptions): Promise<FlowData> {
@@ -119,7 +132,7 @@ export async function loadFlowData(redis: Redis, pool: Pool, o: FlowDataOptions)
   await pool.query(`CREATE TABLE ${T} (row_key text NOT NULL, session_date date NOT NULL, ticker text NOT NULL, osi text NOT NULL,
     contract_type text NOT NULL, trade_side text NOT NULL, sentiment text NOT NULL, exchange text NOT NULL, is_index boolean NOT NULL,
     premium float8 NOT NULL, premium_cents bigint NOT NULL, size int NOT NULL, option_price float8 NOT NULL, stock_price float8 NOT NULL,
-    trade_time bigint NOT NULL)`);
+    trade_time bigint NOT NULL, strike_price float8 NOT NULL, expiration_date date NOT NULL, iv float8)`);
 
   const prints: EnrichedPrintEvent[] = [];
   // The last version of each consolidated trade is what the view ends with.
@@ -164,10 +177,28 @@ export async function loadFlowData(redis: Redis, pool: Pool, o: FlowDataOptions)
     historyPrints += day.length;
   }
   log(`[data] ${history.length} earlier sessions of ${ticker}: ${historyPrints} prints (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
-  for (const view of [ORDER_FLOW_PRINTS_VIEW, FLOW_AGGREGATES_VIEW]) await redis.set(pointerKey('mdq', view), '1');
+  // The ticker's underlying prices of the session: the official open and close, the per-second ticks.
+  const prices: { ticker: string; sessionDate: string; time: number; price: number }[] = [];
+  for (const tier of ['daily', 'tick'] as const) {
+    const gen = market.session(o.date, tier, new Set([ticker]));
+    for (let k = 0; k < gen.chunks; k++)
+      for (const e of gen.chunk(k)) if (e.type === 'underlying-price' && e.data.ticker === ticker) prices.push(e.data as unknown as (typeof prices)[number]);
+  }
+  await projectInChunks(redis, stockPricesProjection, topicFor('underlying-price')!.name, prices);
+  await pool.query(`CREATE TABLE ${T}_px (ticker text NOT NULL, session_date date NOT NULL, time bigint NOT NULL, price float8 NOT NULL)`);
+  await copyRows(
+    pool,
+    `${T}_px`,
+    ['ticker', 'session_date', 'time', 'price'],
+    prices.map((p) => [p.ticker, p.sessionDate, p.time, p.price]),
+  );
+  await pool.query(`CREATE INDEX ON ${T}_px (ticker, session_date, time) INCLUDE (price)`);
+  log(`[data] ${prices.length} underlying prices of ${ticker} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+  for (const view of [ORDER_FLOW_PRINTS_VIEW, FLOW_AGGREGATES_VIEW, STOCK_PRICES_VIEW]) await redis.set(pointerKey('mdq', view), '1');
   for (const ix of FLOW_INDEXES) await pool.query(`CREATE INDEX ON ${T} ${ix}`);
   // VACUUM sets the visibility map, without which PostgreSQL cannot use an index-only scan.
   await pool.query(`VACUUM ANALYZE ${T}`);
+  await pool.query(`VACUUM ANALYZE ${T}_px`);
   log(`[data] indexed (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   return {
     table: T,
@@ -180,6 +211,7 @@ export async function loadFlowData(redis: Redis, pool: Pool, o: FlowDataOptions)
     tickerPrints: counts.get(ticker) ?? 0,
     historySessions: history,
     historyPrints,
+    priceEvents: prices.length,
     seconds: (Date.now() - t0) / 1000,
   };
 }
@@ -199,6 +231,44 @@ const ctssSql = (t: string, where: string) =>
 function ctssData(rows: Row[]): Row {
   const data: Row = {};
   for (const r of rows) (data[r.contract_type] ??= {})[r.trade_side] = { premium: num(r.cents) / 100 };
+  return data;
+}
+
+const contractStatisticsSql = (t: string, where: string) =>
+  `SELECT contract_type, sum(premium_cents) AS cents, count(*) AS n, sum(size) AS v FROM ${t} WHERE ${where} GROUP BY 1 ORDER BY 1`;
+function contractStatisticsData(rows: Row[]): Row {
+  const data: Row = {};
+  for (const r of rows) data[r.contract_type] = { premium: num(r.cents) / 100, tradeCount: num(r.n), volume: num(r.v) };
+  return data;
+}
+
+/**
+ * volatility-drift of one ticker and session at the nearest expiration, in SQL: each minute's
+ * close (the last price before its end), the log returns (the first from the price at the open),
+ * their sample deviation over the trailing 30 minutes when 10 or more are present, x sqrt(252 x 390);
+ * the IV of the minute's print nearest the money (then the later); minutes up to the latest data.
+ */
+function volatilityDriftSql(t: string, ticker: string, date: string): string {
+  const { open, close } = sessionBounds(date)!;
+  const prints = `${t} WHERE ticker = '${ticker}' AND session_date = '${date}' AND iv IS NOT NULL`;
+  // Each lookup of a price is one backward step of the (ticker, session_date, time) index.
+  const px = `${t}_px WHERE ticker = '${ticker}' AND session_date = '${date}'`;
+  return `WITH m AS (SELECT generate_series(${open}::bigint, ${close - 60_000}::bigint, 60000::bigint) AS b),
+    c AS (SELECT b, (SELECT price FROM ${px} AND time < b + 60000 ORDER BY time DESC LIMIT 1) AS close FROM m),
+    r AS (SELECT b, close, ln(close / CASE WHEN b = ${open} THEN (SELECT price FROM ${px} AND time <= ${open} ORDER BY time DESC LIMIT 1)
+      ELSE lag(close) OVER (ORDER BY b) END) AS r FROM c),
+    v AS (SELECT b, close, CASE WHEN count(r) OVER w >= 10 THEN stddev_samp(r) OVER w * sqrt(98280) END AS arv FROM r
+      WINDOW w AS (ORDER BY b ROWS 29 PRECEDING)),
+    e AS (SELECT min(expiration_date) AS exp FROM ${prints} AND expiration_date >= session_date),
+    a AS (SELECT DISTINCT ON (trade_time / 60000) (trade_time / 60000) * 60000 AS b, iv, trade_time FROM ${prints} AND expiration_date = (SELECT exp FROM e)
+      ORDER BY trade_time / 60000, abs(strike_price - stock_price), trade_time DESC, row_key DESC),
+    reach AS (SELECT greatest((SELECT time FROM ${px} ORDER BY time DESC LIMIT 1), (SELECT max(trade_time) FROM a)) AS t)
+    SELECT v.b, v.arv, a.iv, v.close FROM v LEFT JOIN a USING (b), reach WHERE v.b <= reach.t ORDER BY v.b`;
+}
+function volatilityDriftData(rows: Row[]): Row {
+  const data: Row = {};
+  const orNull = (v: unknown) => (v === null ? null : Number(v));
+  for (const r of rows) data[String(r.b)] = { arv: orNull(r.arv), iv: orNull(r.iv), stockPrice: orNull(r.close) };
   return data;
 }
 
@@ -345,6 +415,42 @@ export function flowCases(d: FlowData): FlowCase[] {
       body: { ...body, dataMode: 'PREMIUM' },
       sql: ctssSql(t, one),
       data: ctssData,
+    },
+    {
+      name: `contract-statistics, ${d.ticker}`,
+      kind: 'cube',
+      role: 'typical',
+      path: 'contract-statistics',
+      body,
+      sql: contractStatisticsSql(t, one),
+      data: contractStatisticsData,
+    },
+    {
+      name: 'contract-statistics, whole market (empty body)',
+      kind: 'cube',
+      role: 'heavy',
+      path: 'contract-statistics',
+      body: {},
+      sql: contractStatisticsSql(t, s),
+      data: contractStatisticsData,
+    },
+    {
+      name: 'contract-statistics, whole market, premium >= 100000 (filterExpression, premium-tier cells)',
+      kind: 'cube',
+      role: 'heavy',
+      path: 'contract-statistics',
+      body: { sessionDate: DATE, filterExpression: { field: 'premium', operation: '>=', value: 100000 } },
+      sql: contractStatisticsSql(t, `${s} AND premium >= 100000`),
+      data: contractStatisticsData,
+    },
+    {
+      name: `volatility-drift, ${d.ticker}, nearest expiration`,
+      kind: 'cube',
+      role: 'typical',
+      path: 'volatility-drift',
+      body: { sessionDate: DATE, filter: { ticker: d.ticker } },
+      sql: volatilityDriftSql(t, d.ticker, DATE),
+      data: volatilityDriftData,
     },
     { name: `market-share, ${d.ticker}`, kind: 'cube', role: 'typical', path: 'market-share', body, sql: marketShareSql(t, one), data: marketShareData },
     {

@@ -1,0 +1,92 @@
+import fc from 'fast-check';
+import { ARV_MIN_RETURNS, ARV_WINDOW, MINUTES_PER_YEAR, adjustedRealizedVolatility, minuteReturns } from '../../services/domain/realized-volatility';
+import { atmDistance, decodeAtm, encodeAtm, nearerAtmOf, type AtmPrint } from '../../services/views/flow-aggregates';
+
+/**
+ * volatility-drift's pure parts: the adjusted realized volatility against hand computations, and
+ * the choice of the print nearest the money (any arrival order gives the same winner).
+ */
+
+describe('adjusted realized volatility', () => {
+  it('the constants are the documented ones', () => {
+    expect(ARV_WINDOW).toBe(30);
+    expect(ARV_MIN_RETURNS).toBe(10);
+    expect(MINUTES_PER_YEAR).toBe(98_280);
+  });
+
+  it('returns: ln of each close over the one before, the first over the opening price; none where a price is missing', () => {
+    expect(minuteReturns(100, [110, 99, null, 99])).toEqual([Math.log(1.1), Math.log(0.9), null, null]);
+    expect(minuteReturns(null, [100, 100])).toEqual([null, 0]);
+  });
+
+  it('alternating +1% and -1% log moves: null for the first nine minutes, then the hand-computed sample deviation', () => {
+    // Closes 100, 100e^0.01, 100, 100e^0.01, ... after an open of 100: returns +0.01, -0.01, +0.01, ...
+    const up = 100 * Math.exp(0.01);
+    const closes = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? up : 100));
+    const arv = adjustedRealizedVolatility(100, closes);
+    expect(arv.slice(0, 9)).toEqual(Array(9).fill(null));
+    // Minute 9: ten returns, five of each sign, mean 0: sum of squares 10 x 1e-4, over n - 1 = 9.
+    expect(arv[9]).toBeCloseTo(Math.sqrt((98_280 * 10 * 1e-4) / 9), 12);
+    expect(arv[9]).toBeCloseTo(3.304542328, 8);
+    // Minute 10: eleven returns, six +0.01 and five -0.01: mean 0.01/11, sum of squares 11e-4 - 11 mean^2.
+    const mean = 0.01 / 11;
+    expect(arv[10]).toBeCloseTo(Math.sqrt((98_280 * (11e-4 - 11 * mean * mean)) / 10), 12);
+  });
+
+  it('a steady drift has no deviation: arv 0 (the mean is removed)', () => {
+    const closes = Array.from({ length: 15 }, (_, i) => 100 * Math.exp(0.002 * (i + 1)));
+    const arv = adjustedRealizedVolatility(100, closes);
+    for (const v of arv.slice(9)) expect(v).toBeCloseTo(0, 10);
+  });
+
+  it('the window trails 30 minutes: moves older than that drop out', () => {
+    // Ten moves of +-2% over the first ten minutes, then a flat price for 40 minutes.
+    const closes: number[] = [];
+    let p = 100;
+    for (let i = 0; i < 10; i++) closes.push((p = i % 2 === 0 ? p * Math.exp(0.02) : p * Math.exp(-0.02)));
+    for (let i = 0; i < 40; i++) closes.push(p);
+    const arv = adjustedRealizedVolatility(100, closes);
+    // Minute 29: the window holds returns 0..29 (ten moves, twenty zeros): mean 0, sum 10 x 4e-4, n - 1 = 29.
+    expect(arv[29]).toBeCloseTo(Math.sqrt((98_280 * 10 * 4e-4) / 29), 12);
+    // Minute 30: returns 1..30 (nine moves, the first gone): five of -0.02, four of +0.02.
+    const r = [...Array.from({ length: 9 }, (_, i) => (i % 2 === 0 ? -0.02 : 0.02)), ...Array(21).fill(0)];
+    const m = r.reduce((s, x) => s + x, 0) / 30;
+    expect(arv[30]).toBeCloseTo(Math.sqrt((98_280 * r.reduce((s, x) => s + (x - m) ** 2, 0)) / 29), 12);
+    // Minute 39: the window is returns 10..39, all flat.
+    expect(arv[39]).toBe(0);
+  });
+
+  it('too little history: missing prices leave returns out, arv null until ten are in the window', () => {
+    const closes = [null, null, null, ...Array.from({ length: 12 }, (_, i) => 100 + (i % 3))];
+    const arv = adjustedRealizedVolatility(null, closes);
+    // The first return is at minute 4 (both minute 3 and 4 have a close): the tenth is at minute 13.
+    expect(arv.slice(0, 13).every((v) => v === null)).toBe(true);
+    expect(arv[13]).not.toBeNull();
+  });
+});
+
+describe('the print nearest the money', () => {
+  const atmArb: fc.Arbitrary<AtmPrint> = fc.record({
+    strike: fc.constantFrom(95, 97.5, 100, 102.5, 105),
+    stockPrice: fc.constantFrom(99, 100, 101.25),
+    time: fc.integer({ min: 0, max: 5 }),
+    rowKey: fc.constantFrom('00000000a1', '00000000a2', '0100000003'),
+    iv: fc.double({ min: 0.01, max: 3, noNaN: true }),
+  });
+
+  it('encodes and decodes exactly', () => {
+    fc.assert(fc.property(atmArb, (a) => expect(decodeAtm(encodeAtm(a))).toEqual(a)));
+  });
+
+  it('the winner is the nearest strike, then the later print, whatever the order of arrival', () => {
+    fc.assert(
+      fc.property(fc.array(atmArb, { minLength: 1, maxLength: 12 }), fc.integer(), (xs, seed) => {
+        const brute = [...xs].sort((a, b) => atmDistance(a) - atmDistance(b) || b.time - a.time || (b.rowKey < a.rowKey ? -1 : b.rowKey > a.rowKey ? 1 : 0))[0];
+        const shuffled = [...xs].sort((a, b) => ((xs.indexOf(a) * 7919 + seed) % 13) - ((xs.indexOf(b) * 7919 + seed) % 13));
+        const folded = shuffled.reduce<AtmPrint | null>((acc, x) => nearerAtmOf(acc, x), null)!;
+        expect(atmDistance(folded)).toBe(atmDistance(brute));
+        expect([folded.time, folded.rowKey]).toEqual([brute.time, brute.rowKey]);
+      }),
+    );
+  });
+});
