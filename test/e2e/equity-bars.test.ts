@@ -313,7 +313,7 @@ describe('both endpoints', () => {
     ['no filter', { sessionDate: '2024-05-01' }, 'filter', /required/],
     ['no ticker', { filter: {} }, 'filter.ticker', /required/],
     ['two tickers', { filter: { tickers: ['AAPL', 'SPY'] } }, 'filter.ticker', /exactly one/],
-    ['ticker and tickers', { filter: { ticker: 'AAPL', tickers: ['SPY'] } }, 'filter.tickers', undefined],
+    ['ticker and tickers', { filter: { ticker: 'AAPL', tickers: ['SPY'] } }, 'filter.tickers', /same filter as filter.ticker/],
     ['another filter', { filter: { ticker: 'AAPL', equityPrintTypes: ['DARK_POOL'] } }, 'filter.equityPrintTypes', /not a filter of this endpoint/],
     [
       'a filterExpression',
