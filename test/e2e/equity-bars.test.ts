@@ -35,6 +35,8 @@ const TAPE = [
   { date: '2024-05-02', open: Date.UTC(2024, 4, 2, 13, 30) },
 ];
 const HISTORY = { date: '2024-04-30', open: Date.UTC(2024, 3, 30, 13, 30) };
+/** A later session with prices (official open and close) and no print: the newest priced session, the week's close. */
+const LATE = { date: '2024-05-03', open: Date.UTC(2024, 4, 3, 13, 30) };
 const closeOf = (open: number) => open + 390 * 60_000;
 
 /** The tape, its prints spread over the first two hours of each session (ties kept). */
@@ -63,12 +65,12 @@ const PRICED = PRINT_TICKERS.filter((t) => t !== 'MSFT');
 const prices: PriceEvent[] = (() => {
   const r = rand(5);
   const out: PriceEvent[] = [];
-  for (const [s, { date, open }] of [HISTORY, ...TAPE].entries()) {
+  for (const [s, { date, open }] of [HISTORY, ...TAPE, LATE].entries()) {
     for (const [i, ticker] of PRICED.entries()) {
       let p = 100 + i * 50 + s;
       const at = (time: number, kind: PriceEvent['kind']) => out.push({ ticker, sessionDate: date, time, price: Math.round(p * 100) / 100, kind });
       at(open, 'OPEN');
-      if (date !== HISTORY.date)
+      if (TAPE.some((t) => t.date === date))
         for (let t = open + 7_000; t < open + 150 * 60_000; t += 7_000) {
           p += (r() - 0.5) * 0.4;
           at(t, 'TICK');
@@ -182,6 +184,16 @@ const CASES: { name: string; w: Window; body: (ticker: string) => Record<string,
     };
   }),
   {
+    name: 'window over a year 1w',
+    w: [Date.UTC(2023, 3, 1), Date.UTC(2024, 4, 10)],
+    period: '1w',
+    body: (ticker: string) => ({
+      filter: { ticker },
+      timeRange: { startTime: '2023-04-01T00:00:00Z', endTime: '2024-05-10T00:00:00Z' },
+      aggregationPeriod: '1w',
+    }),
+  },
+  {
     name: 'window holding whole sessions 1d',
     w: [Date.UTC(2024, 3, 29), Date.UTC(2024, 4, 4)],
     period: '1d',
@@ -224,7 +236,7 @@ describe('stock-price-over-time', () => {
     }
   });
 
-  it('a history session (official open and close only) gives its open and close; no selector reads the newest session', async () => {
+  it('a history session (official open and close only) gives its open and close; no selector reads the newest priced session', async () => {
     const res = await api.post(PRICES, { filter: { ticker: 'SPY' }, sessionDate: HISTORY.date, aggregationPeriod: '1d' });
     const [open, close] = prices.filter((e) => e.ticker === 'SPY' && e.sessionDate === HISTORY.date);
     expect(res.json.data).toEqual({
@@ -236,7 +248,8 @@ describe('stock-price-over-time', () => {
       },
     });
     const latest = await api.post(PRICES, { filter: { ticker: 'SPY' } });
-    expect(latest.json.data).toEqual(priceOracle('SPY', dayOf(TAPE[1].date), '5m'));
+    expect(Object.keys(latest.json.data)).toHaveLength(2);
+    expect(latest.json.data).toEqual(priceOracle('SPY', dayOf(LATE.date), '5m'));
   });
 });
 

@@ -10,6 +10,8 @@ import { bucketKey, rollUp } from '../../request/aggregation/buckets';
 import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { viewSegments } from '../../tables/view-state';
+import { StockPrices } from '../../views/equities/stock-prices';
+import { sessionDateOf } from '../../../services/domain/calendar';
 import { readDarkFlow, readPriceBars } from '../../views/equities/minute-cells';
 import { viewsStamp } from '../../views/views-stamp';
 import { parseTickerSeries, tickerSeriesRequestSchema } from './ticker-series';
@@ -94,9 +96,18 @@ export const darkFlow: EndpointDef = {
       },
     );
     if (levels === null || !req.read.sessions.length) return { data: {} };
+    // The prices of a window's sessions with prices (a week bucket's close may fall on a session
+    // without a dark print); a session selection reads its own.
+    const w = req.read.window;
+    const priceSessions =
+      prices === null
+        ? []
+        : w === null
+          ? req.read.sessions
+          : await new StockPrices(ctx.redis, ctx.keyPrefix, prices).tickerSessions(req.read.ticker, sessionDateOf(w.startMs), sessionDateOf(w.endMs - 1));
     const [flows, bars] = await Promise.all([
       readDarkFlow(ctx.redis, ctx.keyPrefix, { levels, tape }, req.read),
-      prices === null ? Promise.resolve([]) : readPriceBars(ctx.redis, ctx.keyPrefix, prices, req.read),
+      prices === null ? Promise.resolve([]) : readPriceBars(ctx.redis, ctx.keyPrefix, prices, { ...req.read, sessions: priceSessions }),
     ]);
     const buckets = rollUp(req.period, flows, zeroTotals, addTotals);
     const closes = new Map(
