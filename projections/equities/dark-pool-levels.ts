@@ -14,16 +14,7 @@ import {
   tapeLevelsSuffix,
   type LevelTotals,
 } from '../../services/views/equities/dark-pool-levels';
-import {
-  SESSION_FIELD,
-  addPrint,
-  darkFlowSessionsSuffix,
-  darkFlowSuffix,
-  emptyFlow,
-  mergedFields,
-  minuteField,
-  type SessionFlow,
-} from '../../services/views/equities/dark-flow';
+import { addFlow, addPrint, darkFlowSessionsSuffix, darkFlowSuffix, emptyFlow, encodeFlow, type SessionFlow } from '../../services/views/equities/dark-flow';
 import { notionalUnits } from '../../services/views/equities/equity-prints';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
@@ -35,8 +26,8 @@ import { isSampledPrint, type EquityPrintEvent } from './equity-prints';
  * trade time). A chunk's prints are totalled in memory first; each level table they touch is then
  * read once, added to and written back whole (the projection is its partition's only writer).
  * The tape's DARK_POOL prints (not the history sample's) also go into the ticker's dark-flow
- * cells (services/views/equities/dark-flow.ts): the session's and the touched minutes' are read
- * (one HMGET per session and ticker), added to and written back.
+ * cells (services/views/equities/dark-flow.ts), a table per session read, added to and written
+ * back the same way.
  */
 export const darkPoolLevelsProjection: Projection = {
   view: DARK_POOL_LEVELS_VIEW,
@@ -80,12 +71,7 @@ export const darkPoolLevelsProjection: Projection = {
     if (!sums.size) return [];
     const tableKeys = [...sums.keys()];
     const flowKeys = [...flows.keys()];
-    const pipe = redis.pipeline();
-    pipe.mgetBuffer(...tableKeys);
-    for (const fk of flowKeys) pipe.hmgetBuffer(fk, SESSION_FIELD, ...[...flows.get(fk)!.minutes.keys()].map(minuteField));
-    const replies = (await pipe.exec())!;
-    for (const [err] of replies) if (err) throw err;
-    const stored = replies[0][1] as (Buffer | null)[];
+    const stored = await redis.mgetBuffer(...tableKeys, ...flowKeys);
     const ops: RedisOp[] = [];
     tableKeys.forEach((key, i) => {
       const levels = sums.get(key)!;
@@ -94,8 +80,10 @@ export const darkPoolLevelsProjection: Projection = {
       ops.push(['SET', key, encodeLevels(levels)]);
     });
     flowKeys.forEach((key, i) => {
-      const fields = mergedFields(flows.get(key)!, replies[i + 1][1] as (Buffer | null)[]);
-      ops.push(['HSET', key, ...fields.flat()]);
+      const flow = flows.get(key)!;
+      const was = stored[tableKeys.length + i];
+      if (was) addFlow(flow, was);
+      ops.push(['SET', key, encodeFlow(flow)]);
     });
     for (const [ticker, dates] of sessions) ops.push(['ZADD', keys.key(...levelSessionsSuffix(ticker)), ...[...dates].flatMap((d) => ['0', d])]);
     for (const [ticker, dates] of flowSessions) ops.push(['ZADD', keys.key(...darkFlowSessionsSuffix(ticker)), ...[...dates].flatMap((d) => ['0', d])]);

@@ -28,14 +28,19 @@ export const stockPricesProjection: Projection = {
     const ops: RedisOp[] = [];
     const sessions = new Set<string>();
     const bars = new Map<string, SessionBars>();
+    const barsOf = new Map<string, SessionBars>();
     for (const e of events) {
       if (e.value === null) continue;
       const v = e.value as unknown as UnderlyingPriceEvent;
       const time = Number(v.time);
-      ops.push(['ZADD', keys.key(...pricesKeySuffix(v.sessionDate, v.ticker)), String(time), priceMember(time, v.price)]);
-      const bk = keys.key(...priceBarsSuffix(v.sessionDate, v.ticker));
-      let b = bars.get(bk);
-      if (!b) bars.set(bk, (b = { session: null, minutes: new Map() }));
+      const zkey = keys.key(...pricesKeySuffix(v.sessionDate, v.ticker));
+      ops.push(['ZADD', zkey, String(time), priceMember(time, v.price)]);
+      // By the zset's key: building the bar table's key per event was a tenth of the projection.
+      let b = barsOf.get(zkey);
+      if (!b) {
+        barsOf.set(zkey, (b = { session: null, minutes: new Map() }));
+        bars.set(keys.key(...priceBarsSuffix(v.sessionDate, v.ticker)), b);
+      }
       addPrice(b, time, v.price);
       const s = `${v.ticker}\n${v.sessionDate}`;
       if (!sessions.has(s)) {

@@ -1,13 +1,12 @@
 import { addBars, addPrice, decodeBars, decodeSessionBar, encodeBars, mergeBar, barOf, type SessionBars } from '../../services/views/equities/price-bars';
 import {
-  SESSION_FIELD,
+  SESSION_FLOW_LAST,
+  addFlow,
   addPrint,
-  decodeSessionTotals,
-  decodeTotals,
+  decodeFlowMinutes,
+  decodeSessionFlow,
   emptyFlow,
-  fieldMinute,
-  mergedFields,
-  minuteField,
+  encodeFlow,
   type SessionFlow,
 } from '../../services/views/equities/dark-flow';
 import { cutRanges, holdsSession } from '../../api/views/equities/minute-cells';
@@ -58,19 +57,15 @@ function projectBars(evs: typeof priceEvents, chunk: number): Buffer {
   return stored!;
 }
 
-function projectFlow(evs: typeof events, chunk: number): Map<string, Buffer> {
-  const hash = new Map<string, Buffer>();
+function projectFlow(evs: typeof events, chunk: number): Buffer {
+  let stored: Buffer | null = null;
   for (let i = 0; i < evs.length; i += chunk) {
     const f: SessionFlow = emptyFlow();
     for (const e of evs.slice(i, i + chunk)) addPrint(f, e.time, Math.round(e.price * 10_000) * e.size, e.size);
-    const fields = [SESSION_FIELD, ...[...f.minutes.keys()].map(minuteField)];
-    for (const [k, v] of mergedFields(
-      f,
-      fields.map((k) => hash.get(k) ?? null),
-    ))
-      hash.set(k, v);
+    if (stored) addFlow(f, stored);
+    stored = encodeFlow(f);
   }
-  return hash;
+  return stored!;
 }
 
 describe('price bars', () => {
@@ -110,18 +105,19 @@ describe('dark-flow cells', () => {
       t.tradeCount += 1;
       byMinute.set(m, t);
     }
-    const hashes = [projectFlow(events, 1000), projectFlow(events, 9), projectFlow([...events].reverse(), 31)];
-    for (const h of hashes) {
-      const session = decodeSessionTotals(h.get(SESSION_FIELD)!);
+    const tables = [projectFlow(events, 1000), projectFlow(events, 9), projectFlow([...events].reverse(), 31)];
+    for (const t of tables) {
+      expect(t.equals(tables[0])).toBe(true);
+      const session = decodeSessionFlow(t.subarray(0, SESSION_FLOW_LAST + 1));
       expect(session.first).toBe(Math.min(...byMinute.keys()));
       expect(session.totals).toEqual({
         notionalUnits: events.reduce((s, e) => s + Math.round(e.price * 10_000) * e.size, 0),
         size: events.reduce((s, e) => s + e.size, 0),
         tradeCount: events.length,
       });
-      const minutes = new Map([...h].filter(([k]) => k !== SESSION_FIELD).map(([k, v]) => [fieldMinute(k), decodeTotals(v)]));
-      expect(minutes).toEqual(byMinute);
-      for (const [k, v] of h) expect(v.equals(hashes[0].get(k)!)).toBe(true);
+      const minutes = decodeFlowMinutes(t);
+      expect(new Map(minutes)).toEqual(byMinute);
+      expect(minutes.map(([m]) => m)).toEqual([...byMinute.keys()].sort((a, b) => a - b));
     }
   });
 });

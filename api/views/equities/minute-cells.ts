@@ -4,11 +4,10 @@ import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../
 import { partitionOf } from '../../../services/kafka/partition';
 import {
   MINUTE_MS,
-  SESSION_FIELD,
-  decodeSessionTotals,
-  decodeTotals,
+  SESSION_FLOW_LAST,
   darkFlowSuffix,
-  fieldMinute,
+  decodeFlowMinutes,
+  decodeSessionFlow,
   type FlowTotals,
 } from '../../../services/views/equities/dark-flow';
 import { DARK_POOL_LEVELS_VIEW } from '../../../services/views/equities/dark-pool-levels';
@@ -111,25 +110,21 @@ export async function readDarkFlow(
   const k = new PartitionKeys(prefix, DARK_POOL_LEVELS_VIEW, versions.levels, partitionOf(r.ticker, MARKET_PARTITIONS));
   const { session, minutes, cuts } = plan(r);
   const pipe = redis.pipeline();
-  for (const d of session) pipe.hgetBuffer(k.key(...darkFlowSuffix(d, r.ticker)), SESSION_FIELD);
-  for (const d of minutes) pipe.hgetallBuffer(k.key(...darkFlowSuffix(d, r.ticker)));
+  for (const d of session) pipe.getrangeBuffer(k.key(...darkFlowSuffix(d, r.ticker)), 0, SESSION_FLOW_LAST);
+  for (const d of minutes) pipe.getBuffer(k.key(...darkFlowSuffix(d, r.ticker)));
   const res = (await pipe.exec())!;
   for (const [err] of res) if (err) throw err;
   const out: [number, FlowTotals][] = [];
   session.forEach((_, i) => {
-    const got = res[i][1] as Buffer | null;
-    if (got) {
-      const s = decodeSessionTotals(got);
+    const got = res[i][1] as Buffer;
+    if (got.length) {
+      const s = decodeSessionFlow(got);
       out.push([s.first, s.totals]);
     }
   });
   minutes.forEach((_, j) => {
-    const got = res[session.length + j][1] as Record<string, Buffer>;
-    for (const [field, value] of Object.entries(got)) {
-      if (field === SESSION_FIELD) continue;
-      const m = fieldMinute(field);
-      if (wholeMinute(r.window, m)) out.push([m, decodeTotals(value)]);
-    }
+    const got = res[session.length + j][1] as Buffer | null;
+    if (got) for (const [m, t] of decodeFlowMinutes(got)) if (wholeMinute(r.window, m)) out.push([m, t]);
   });
   if (versions.tape !== null) {
     const tape = versions.tape;
