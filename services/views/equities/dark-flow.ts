@@ -10,11 +10,11 @@
  * first minute with a print), notional in $0.0001 units, shares, prints. A day or week bucket reads
  * record 0 alone (GETRANGE), a minute bucket the whole table (one GET). The totals are integers
  * (exact in a float64 far beyond a session's), so the table is a function of them alone, the same
- * however a replay is chunked. A chunk reads the tables it touches once and writes them back whole
- * (a hash of one field per minute, tried first, cost more to apply and to read). Only the tape's prints
- * count: the history sample (sessions without a tape) is a thirtieth of a session's prints, and a
- * series mixing it with tape sessions would read as a collapse of dark volume; dark-pool-levels
- * keeps it (its `ls` tables).
+ * however a replay is chunked. A chunk reads the tables it touches once and writes them back
+ * whole (a hash of one field per minute, tried first, cost more to apply and to read). Only the
+ * tape's prints count: the history sample (sessions without a tape) is a thirtieth of a session's
+ * prints, and a series mixing it with tape sessions would read as a collapse of dark volume;
+ * dark-pool-levels keeps it (its `ls` tables).
  */
 
 export const MINUTE_MS = 60_000;
