@@ -1,8 +1,10 @@
 import type { EndpointDef } from '../request/endpoint';
+import { darkFlow } from './equities/dark-flow';
 import { darkPoolLevels } from './equities/dark-pool-levels';
 import { equityPrints } from './equities/equity-prints';
 import { exchangeNotifications } from './equities/exchange-notifications';
 import { marketMap } from './equities/market-map';
+import { stockPriceOverTime } from './equities/stock-price-over-time';
 import { newsArticles } from './news/news-articles';
 import { maxPainEndpoint } from './options/max-pain';
 import { openInterestChange } from './options/open-interest-change';
@@ -43,6 +45,8 @@ export const ENDPOINTS: readonly EndpointDef[] = [
   equityPrints,
   darkPoolLevels,
   marketMap,
+  darkFlow,
+  stockPriceOverTime,
   ivRank,
   termStructure,
   exposureByStrike,

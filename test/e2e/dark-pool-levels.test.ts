@@ -182,7 +182,7 @@ describe('dark-pool-levels', () => {
     [{ filter: { ticker: 'SPY' }, sessionDateRange: {} }, 'sessionDateRange.startDate', /required/],
     [{ filter: { ticker: 'SPY' }, sessionDateRange: { startDate: '2024-05-02', endDate: '2024-05-01' } }, 'sessionDateRange', /not be after/],
     [{ filter: { ticker: 'SPY' }, sessionDateRange: { startDate: '05/01/2024' } }, 'sessionDateRange.startDate', undefined],
-    [{ filter: { ticker: 'SPY', tickers: ['QQQ'] }, sessionDateRange: { startDate: '2024-05-01' } }, 'filter.tickers', /not accepted/],
+    [{ filter: { ticker: 'SPY', tickers: ['QQQ'] }, sessionDateRange: { startDate: '2024-05-01' } }, 'filter.tickers', /same filter as filter.ticker/],
     [{ filter: { ticker: 'SPY' }, sessionDateRange: { startDate: '2024-05-01' }, sessionDate: '2024-05-01' }, 'sessionDate', /not accepted/],
     [
       {

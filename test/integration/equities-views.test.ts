@@ -35,11 +35,21 @@ const notices = Array.from({ length: 120 }, (_, i) => ({
   time: SESSIONS[i % 2].open + i * 1000,
   message: null,
 }));
-const prices = SESSIONS.flatMap(({ date, open }) =>
+// Prices over several minutes, arriving out of time order (every tenth event late): the price bars
+// keep the first and last by time whatever the order and chunking.
+const inOrder = SESSIONS.flatMap(({ date, open }) =>
   ['AAPL', 'SPY', 'TSLA', 'BRK.B'].flatMap((ticker, i) =>
-    [0, 1, 2].map((k) => ({ ticker, sessionDate: date, time: open + k * 1000, price: 100 + i + k / 10, kind: k ? 'TICK' : 'OPEN' })),
+    Array.from({ length: 40 }, (_, k) => ({
+      ticker,
+      sessionDate: date,
+      time: open + k * 9_000,
+      price: 100 + i + ((k * 7) % 13) / 10,
+      kind: k ? 'TICK' : 'OPEN',
+    })),
   ),
 );
+const late = (_: unknown, n: number) => n % 10 === 3;
+const prices = [...inOrder.filter((e, n) => !late(e, n)), ...inOrder.filter(late)];
 const instruments = loadUniverse().slice(0, 20);
 const PROJECTIONS = [equityPrintsProjection, darkPoolLevelsProjection, exchangeNotificationsProjection, stockPricesProjection, instrumentsProjection];
 

@@ -8,6 +8,8 @@
  *   <date>:ls:<TICKER>   string  the same over the history sample's prints (daily tier, condition HS)
  *   ds:<TICKER>          zset    (lex) session dates holding levels of the ticker
  *
+ * and the tape's dark-flow minute cells (`<date>:fl:<TICKER>`, `fd:<TICKER>`; dark-flow.ts).
+ *
  * A level table is one record per level, ascending by level: uint32 cents, float64 notional in
  * $0.0001 units, float64 shares, uint32 prints (little-endian, 24 bytes). A range read is then one
  * MGET of a few kilobytes per session decoded in place, where a hash of three fields per level
@@ -20,7 +22,7 @@
  */
 
 export const DARK_POOL_LEVELS_VIEW = 'dark-pool-levels';
-export const DARK_POOL_LEVELS_FORMAT = 2;
+export const DARK_POOL_LEVELS_FORMAT = 3;
 
 /** The level of a price: truncated to the cent, in cents (prices carry at most four decimals). */
 export function levelCents(price: number): number {

@@ -6,13 +6,14 @@
  *   <date>:px:<TICKER>   zset  score = time (epoch-ms), member = `<time>:<price>`
  *   d:<TICKER>           zset  (lex) session dates holding prices of the ticker
  *   s                    zset  (lex) session dates holding prices of any ticker of the partition
+ *   <date>:pb:<TICKER>   string  the session's and each minute's open/high/low/close (price-bars.ts)
  *
  * One member per (ticker, time): the feed has one price per ticker per instant, and a redelivered
  * event rewrites the same member, so a replay leaves the view byte-identical.
  */
 
 export const STOCK_PRICES_VIEW = 'stock-prices';
-export const STOCK_PRICES_FORMAT = 1;
+export const STOCK_PRICES_FORMAT = 2;
 
 export function pricesKeySuffix(sessionDate: string, ticker: string): string[] {
   return [sessionDate, 'px', ticker];

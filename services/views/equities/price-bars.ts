@@ -1,0 +1,136 @@
+/**
+ * Price bars of the stock-price view (stock-prices.ts): per ticker and session, the open, high,
+ * low and close of the underlying's price events, for the session and for each minute that has an
+ * event, so stock-price-over-time (and dark-flow's stockPrice) reads one record per minute, or one
+ * per session for day and week buckets, instead of every price second. Per partition (hash tag):
+ *
+ *   <date>:pb:<TICKER>   string  record 0: the session's bar; records 1..: the minutes' bars, ascending
+ *
+ * A record is 48 bytes, little-endian float64s: openTime, open, high, low, closeTime, close (times
+ * epoch-ms). A minute's start is floor(openTime / 60 s). Open is the price of the earliest event,
+ * close of the latest (by event time, not arrival): merging two bars keeps the earlier open and
+ * the later close, so the table is the same however a replay is chunked or ordered, and a
+ * redelivered event changes nothing (the feed has one price per ticker and instant).
+ */
+
+export const MINUTE_MS = 60_000;
+const RECORD_BYTES = 48;
+
+export interface PriceBar {
+  openTime: number;
+  open: number;
+  high: number;
+  low: number;
+  closeTime: number;
+  close: number;
+}
+
+export function priceBarsSuffix(sessionDate: string, ticker: string): string[] {
+  return [sessionDate, 'pb', ticker];
+}
+
+/** The bar of one price event. */
+export function barOf(time: number, price: number): PriceBar {
+  return { openTime: time, open: price, high: price, low: price, closeTime: time, close: price };
+}
+
+/** `a` and `b` as one bar (either may be null); neither is modified. */
+export function mergeBar(a: PriceBar | null, b: PriceBar): PriceBar {
+  if (!a) return b;
+  const first = b.openTime < a.openTime ? b : a;
+  const last = b.closeTime > a.closeTime ? b : a;
+  return {
+    openTime: first.openTime,
+    open: first.open,
+    high: Math.max(a.high, b.high),
+    low: Math.min(a.low, b.low),
+    closeTime: last.closeTime,
+    close: last.close,
+  };
+}
+
+/** A session's bars: the session bar and the minute bars by minute start. */
+export interface SessionBars {
+  session: PriceBar | null;
+  minutes: Map<number, PriceBar>;
+}
+
+/** Adds a price event into `into` (its bars are updated in place). */
+export function addPrice(into: SessionBars, time: number, price: number): void {
+  if (into.session) extend(into.session, time, price);
+  else into.session = barOf(time, price);
+  const m = time - (time % MINUTE_MS);
+  const bar = into.minutes.get(m);
+  if (bar) extend(bar, time, price);
+  else into.minutes.set(m, barOf(time, price));
+}
+
+/** Adds one event into a bar, in place. */
+function extend(b: PriceBar, time: number, price: number): void {
+  if (time < b.openTime) {
+    b.openTime = time;
+    b.open = price;
+  }
+  if (time > b.closeTime) {
+    b.closeTime = time;
+    b.close = price;
+  }
+  if (price > b.high) b.high = price;
+  if (price < b.low) b.low = price;
+}
+
+/** Adds a stored table into `into`. */
+export function addBars(into: SessionBars, table: Buffer): void {
+  const got = decodeBars(table);
+  if (got.session) into.session = mergeBar(into.session, got.session);
+  for (const [m, b] of got.minutes) into.minutes.set(m, mergeBar(into.minutes.get(m) ?? null, b));
+}
+
+function writeBar(buf: Buffer, o: number, b: PriceBar): void {
+  buf.writeDoubleLE(b.openTime, o);
+  buf.writeDoubleLE(b.open, o + 8);
+  buf.writeDoubleLE(b.high, o + 16);
+  buf.writeDoubleLE(b.low, o + 24);
+  buf.writeDoubleLE(b.closeTime, o + 32);
+  buf.writeDoubleLE(b.close, o + 40);
+}
+
+function readBar(buf: Buffer, o: number): PriceBar {
+  return {
+    openTime: buf.readDoubleLE(o),
+    open: buf.readDoubleLE(o + 8),
+    high: buf.readDoubleLE(o + 16),
+    low: buf.readDoubleLE(o + 24),
+    closeTime: buf.readDoubleLE(o + 32),
+    close: buf.readDoubleLE(o + 40),
+  };
+}
+
+/** The stored table: the session bar, then the minutes ascending. */
+export function encodeBars(bars: SessionBars): Buffer {
+  if (!bars.session) throw new Error('a price-bar table needs its session bar');
+  const minutes = [...bars.minutes.keys()].sort((a, b) => a - b);
+  const buf = Buffer.allocUnsafe((minutes.length + 1) * RECORD_BYTES);
+  writeBar(buf, 0, bars.session);
+  minutes.forEach((m, i) => writeBar(buf, (i + 1) * RECORD_BYTES, bars.minutes.get(m)!));
+  return buf;
+}
+
+export function decodeBars(table: Buffer): SessionBars {
+  if (table.length % RECORD_BYTES !== 0 || table.length === 0) throw new Error(`a price-bar table of ${table.length} bytes is not whole records`);
+  const minutes = new Map<number, PriceBar>();
+  for (let o = RECORD_BYTES; o < table.length; o += RECORD_BYTES) {
+    const b = readBar(table, o);
+    minutes.set(Math.floor(b.openTime / MINUTE_MS) * MINUTE_MS, b);
+  }
+  return { session: readBar(table, 0), minutes };
+}
+
+/** The bytes of record 0 (GETRANGE key 0 SESSION_BAR_LAST): the session bar alone. */
+export const SESSION_BAR_LAST = RECORD_BYTES - 1;
+
+/** The session bar from the first record of a table (or from the record alone). */
+export function decodeSessionBar(buf: Buffer): PriceBar {
+  if (buf.length < RECORD_BYTES) throw new Error(`a session bar of ${buf.length} bytes`);
+  return readBar(buf, 0);
+}
