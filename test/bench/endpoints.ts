@@ -105,7 +105,7 @@ const FAMILIES = {
   orderFlow: ['order-flow/consolidated', 'order-flow/unconsolidated'],
   volatility: ['iv-rank', 'term-structure', 'exposure-by-strike', 'interval-map', 'exposure-by-expiration', 'volatility-skew', 'heat-map'],
   openInterest: ['open-interest-change', 'open-interest-over-time', 'max-pain', 'open-interest-by-expiration', 'open-interest-by-strike', 'max-pain-over-time'],
-  equities: ['equity-prints', 'dark-pool-levels', 'exchange-notifications', 'market-map'],
+  equities: ['equity-prints', 'dark-pool-levels', 'exchange-notifications', 'market-map', 'dark-flow', 'stock-price-over-time'],
   news: ['news-articles'],
 };
 /** `--only` takes one text or several, comma-separated: a case is kept when it contains any. */
