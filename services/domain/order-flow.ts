@@ -150,9 +150,7 @@ export const ATM_BAND = 0.005;
 
 /** Moneyness of a contract at a stock price (Moneyness); ATM within ATM_BAND of the strike, edge included. */
 export function moneynessOf(right: 'CALL' | 'PUT', spot: number, strike: number): Moneyness {
-  // To the millionth of a dollar: the difference of two decimal prices, without the float noise
-  // (17.620000000000005) that every answer would otherwise carry.
-  const degree = Math.round(Math.abs(strike - spot) * 1e6) / 1e6;
+  const degree = Math.abs(strike - spot);
   const inTheMoney = right === 'CALL' ? spot > strike : strike > spot;
   // The band's edge belongs to ATM (compared in dollars with a hair of slack for decimal noise).
   const moneyType: MoneyType = degree <= ATM_BAND * strike + 1e-9 ? 'ATM' : inTheMoney ? 'ITM' : 'OTM';

@@ -91,7 +91,7 @@ describe('bad input is a 400 naming the field', () => {
         [C, { filter: { osi: OSI } }, 'filter.osi', /not a filter/],
         [C, { includes: ['OSI'] }, 'includes[0]', /not a projection name/],
         [U, { filter: { osi: 'SPY261218C00450000' } }, 'filter.osi', /21-character/],
-        [U, { filter: { osi: [OSI] } }, 'filter.osi'],
+        [U, { filter: { osi: [OSI, 'SPY   261218P00450000'] } }, 'filter.osi', /single value, got 2/],
         [U, { filter: { tradeConsolidationTypes: 'SWEEP' } }, 'filter.tradeConsolidationTypes', /not a filter/],
         [U, { filter: { isGoldenSweep: true } }, 'filter.isGoldenSweep', /not a filter/],
         [U, { includeComprisingTrades: true }, 'includeComprisingTrades', /not accepted/],
@@ -152,6 +152,8 @@ describe('accepted spellings', () => {
         [{ includes: ['id', 'greeks', 'moneyness', 'trade time'] }, ''],
       ]),
       [U, { size: 1000, filter: { osi: OSI.toLowerCase() } }, ''] as Case,
+      // The alias rule: a single-value filter takes a one-element list, under either number.
+      [U, { filter: { osis: [OSI] } }, ''] as Case,
       [C, { includeComprisingTrades: true, filter: { tradeConsolidationType: 'sweep', isGoldenSweep: true } }, ''] as Case,
     ].map(([p, b]) => [p, b] as const),
   )('%s %j is accepted', async (path, body) => {

@@ -22,6 +22,7 @@ import { TestApi, startApi } from '../support/http';
 import { TestPipeline, openPipeline } from '../support/pipeline';
 import { expectProblem } from '../support/problem';
 import { VolatilityOracle, strikeText, type OracleLeg } from '../support/volatility-oracle';
+import { asServed } from '../support/served';
 
 /**
  * exposure-by-expiration, volatility-skew and heat-map end to end: simulated prices, option quotes
@@ -285,9 +286,9 @@ function heatOracle(mode: string, ms: number, keep: (l: { right: 'CALL' | 'PUT';
   return oracle.heatLeg('SPY', ms, right as 'CALL' | 'PUT', quantity!, keep);
 }
 
-/** Compares key sets and values exactly; the keys' order is checked by expectOrdered. */
+/** Compares key sets and values exactly, as served; the keys' order is checked by expectOrdered. */
 function expectSameMap(actual: Record<string, Record<string, unknown>>, expected: Record<string, Record<string, unknown>>) {
-  expect(actual).toEqual(expected);
+  expect(actual).toEqual(asServed(expected));
 }
 
 describe('heat-map', () => {

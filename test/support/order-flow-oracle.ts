@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { TRADE_SIDE_ALIASES } from '../../services/domain/order-flow';
+import { asServed } from './served';
 
 /**
  * A brute-force evaluation of order-flow requests over rows held in memory, written independently
@@ -222,7 +223,7 @@ function projectedKeys(body: Body, responseKeys: readonly string[]): string[] {
 export function projectRow(r: OracleRow, body: Body, responseKeys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of projectedKeys(body, responseKeys)) out[k] = r[k];
-  return out;
+  return asServed(out);
 }
 
 // --- request generator -----------------------------------------------------------------------

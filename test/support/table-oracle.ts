@@ -1,4 +1,5 @@
 import { normalizeName } from '../../api/request/names';
+import { asServed } from './served';
 
 /**
  * Brute-force pieces of a table oracle, written independently of the engine: order rows by a
@@ -33,7 +34,7 @@ export function projectRow(row: Record<string, unknown>, body: Record<string, un
     if (exc && exc.includes(n)) continue;
     out[k] = v;
   }
-  return out;
+  return asServed(out);
 }
 
 /** Term operations of filterExpression form A, evaluated directly. */

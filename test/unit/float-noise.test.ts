@@ -18,3 +18,15 @@ describe('float noise out of answers', () => {
     expect(withoutFloatNoise(s)).toBe(s);
   });
 });
+
+describe('what is not noise', () => {
+  it('keeps computed values without a run of eight nines or zeros, whatever else the answer holds', () => {
+    const s = '{"zomma":0.0004547986863112004,"sigma":0.11811113628999965,"exposure":26.345662057800002,"x":0.30000000000000004}';
+    expect(withoutFloatNoise(s)).toBe(s.replace('0.30000000000000004', '0.3'));
+  });
+
+  it('keeps them in an answer without noise too', () => {
+    const s = '{"zomma":0.0004547986863112004,"sigma":0.11811113628999965,"exposure":26.345662057800002}';
+    expect(withoutFloatNoise(s)).toBe(s);
+  });
+});
