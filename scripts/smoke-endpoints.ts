@@ -24,12 +24,19 @@ const key = fs.readFileSync(path.join(dataDir, 'dev-api-key'), 'utf8').trim();
 type Json = any;
 
 async function post(p: string, body: unknown): Promise<{ status: number; json: Json }> {
-  const res = await fetch(base + p, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json().catch(() => null) };
+  for (;;) {
+    const res = await fetch(base + p, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    // The dev key has the default quota: wait a refusal out rather than report it.
+    if (res.status === 429) {
+      await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('Retry-After') ?? 1)));
+      continue;
+    }
+    return { status: res.status, json: await res.json().catch(() => null) };
+  }
 }
 
 const hasData = (json: Json): boolean => {
@@ -44,8 +51,13 @@ async function landmarks(): Promise<{ expiration: string; osi: string; contract:
   const tape = await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1 });
   const row = tape.json?.data?.[0];
   if (!row) return null;
+  // An expiration with open interest (max-pain needs one), else the print's.
+  const oi = await post('/options/tool/open-interest-by-expiration', { filter: { ticker: TICKER } });
+  const withOi = Object.entries((oi.json?.data ?? {}) as Record<string, { callOpenInterest: number; putOpenInterest: number }>).find(
+    ([, t]) => t.callOpenInterest + t.putOpenInterest > 0,
+  );
   return {
-    expiration: row.expirationDate,
+    expiration: withOi?.[0] ?? row.expirationDate,
     osi: row.osi,
     contract: { ticker: TICKER, expirationDate: row.expirationDate, strikePrice: row.strikePrice, contractType: row.contractType },
   };
@@ -72,26 +84,25 @@ function adapt(request: Record<string, unknown>, l: NonNullable<Awaited<ReturnTy
 
 async function main(): Promise<void> {
   const deadline = Date.now() + waitS * 1000;
+  const results = new Map<string, { status: number; data: boolean; detail?: string }>();
   for (;;) {
     const l = await landmarks().catch(() => null);
-    const rows: { endpoint: string; status: number; data: boolean; detail?: string }[] = [];
     if (l) {
+      // Each round asks again only the endpoints that have not answered with data yet.
       for (const def of ENDPOINTS) {
-        const example = Object.values(def.examples)[0]!;
-        const body = adapt(example.request, l);
-        const res = await post(def.path, body);
-        rows.push({
-          endpoint: def.path,
-          status: res.status,
-          data: res.status === 200 && hasData(res.json),
-          detail: res.status === 200 ? undefined : res.json?.detail,
-        });
+        if (results.get(def.path)?.data) continue;
+        const res = await post(def.path, adapt(Object.values(def.examples)[0]!.request, l));
+        results.set(def.path, { status: res.status, data: res.status === 200 && hasData(res.json), detail: res.status === 200 ? undefined : res.json?.detail });
       }
     }
-    const missing = l ? rows.filter((r) => !r.data) : [{ endpoint: 'order-flow/unconsolidated', status: 0, data: false, detail: `no print of ${TICKER} yet` }];
+    const missing = ENDPOINTS.filter((d) => !results.get(d.path)?.data);
     if (!missing.length || Date.now() >= deadline) {
-      for (const r of rows) console.log(`${r.data ? 'data ' : 'EMPTY'} ${r.status} ${r.endpoint}${r.detail ? `  (${r.detail})` : ''}`);
-      console.log(`${rows.length - missing.length} of ${ENDPOINTS.length} endpoints answered with data`);
+      if (!l) console.log(`no print of ${TICKER} yet`);
+      for (const d of ENDPOINTS) {
+        const r = results.get(d.path);
+        console.log(`${r?.data ? 'data ' : 'EMPTY'} ${r?.status ?? '-'} ${d.path}${r?.detail ? `  (${r.detail})` : ''}`);
+      }
+      console.log(`${ENDPOINTS.length - missing.length} of ${ENDPOINTS.length} endpoints answered with data`);
       process.exit(missing.length ? 1 : 0);
     }
     await new Promise((r) => setTimeout(r, 5_000));
