@@ -1,8 +1,7 @@
 import { OPEN_INTEREST_VIEW } from '../../../services/views/open-interest';
 import type { EndpointDef } from '../../request/endpoint';
-import { parseTickerOnlyFilter, tickerOnlyFilterSchema } from '../../request/required-ticker';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { oiSession, openInterestStamp, readSessionSummary, tickerKeys } from '../../views/open-interest/read';
+import { openInterestStamp, readSessionSummary } from '../../views/open-interest/read';
+import { oiSessionRequestSchema, oiSessionToRead, parseOiSessionRequest } from '../../views/open-interest/session-request';
 
 export const maxPainOverTime: EndpointDef = {
   path: '/options/tool/max-pain-over-time',
@@ -16,15 +15,7 @@ export const maxPainOverTime: EndpointDef = {
   kind: 'aggregation',
   views: [OPEN_INTEREST_VIEW],
   cacheStamp: openInterestStamp,
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter'],
-    properties: {
-      ...selectorSchemas(['sessionDate'], 'Default: the latest session whose open interest is published (before the open, the prior session).'),
-      filter: tickerOnlyFilterSchema(),
-    },
-  },
+  requestSchema: oiSessionRequestSchema(),
   responseSchema: {
     type: 'object',
     additionalProperties: false,
@@ -43,12 +34,12 @@ export const maxPainOverTime: EndpointDef = {
   },
 
   async handle(body, ctx) {
-    const selection = parseTimeSelection(body, ['sessionDate']);
-    const ticker = parseTickerOnlyFilter(body.filter);
-    const k = await tickerKeys(ctx, ticker);
-    const session = await oiSession(ctx, k, ticker, selection);
+    const req = parseOiSessionRequest(body);
     const data: Record<string, number> = {};
-    if (!k || !session) return { data };
+    const at = await oiSessionToRead(ctx, req);
+    if (!at) return { data };
+    const { k, session } = at;
+    const ticker = req.ticker;
     // Stored per session and expiration by the projection (services/domain/max-pain.ts, as max-pain).
     for (const e of (await readSessionSummary(ctx, k, ticker, session)).expirations) if (e.maxPain !== null) data[e.expiration] = e.maxPain;
     return { data };

@@ -1,12 +1,8 @@
 import { OPEN_INTEREST_VIEW } from '../../../services/views/open-interest';
 import type { EndpointDef } from '../../request/endpoint';
-import { OI_LOOKUP_FIELDS, OI_LOOKUP_FILTERS } from '../../fields/open-interest-lookup';
-import { parseFilterObject } from '../../request/filter-object';
 import { invalid } from '../../request/problem';
-import { requiredTicker, tickerSchema } from '../../request/required-ticker';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { fragments } from '../../request/validate';
-import { oiSession, openInterestStamp, readSessionSummary, readSessionChains, tickerKeys } from '../../views/open-interest/read';
+import { openInterestStamp, readSessionChains, readSessionSummary } from '../../views/open-interest/read';
+import { oiSessionRequestSchema, oiSessionToRead, parseOiSessionRequest } from '../../views/open-interest/session-request';
 
 type Totals = { callOpenInterest: number; putOpenInterest: number };
 
@@ -32,21 +28,9 @@ export const openInterestByExpiration: EndpointDef = {
   kind: 'aggregation',
   views: [OPEN_INTEREST_VIEW],
   cacheStamp: openInterestStamp,
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter'],
-    properties: {
-      ...selectorSchemas(['sessionDate'], 'Default: the latest session whose open interest is published (before the open, the prior session).'),
-      filter: {
-        ...fragments.filter,
-        properties: {
-          ticker: tickerSchema(),
-          strikePrice: { type: 'number', exclusiveMinimum: 0, description: 'Only this strike (dollars, positive).' },
-        },
-      },
-    },
-  },
+  requestSchema: oiSessionRequestSchema({
+    strikePrice: { type: 'number', exclusiveMinimum: 0, description: 'Only this strike (dollars, positive).' },
+  }),
   responseSchema: {
     type: 'object',
     additionalProperties: false,
@@ -70,17 +54,16 @@ export const openInterestByExpiration: EndpointDef = {
   },
 
   async handle(body, ctx) {
-    const selection = parseTimeSelection(body, ['sessionDate']);
-    const filter = parseFilterObject(body.filter, [OI_LOOKUP_FILTERS.ticker, OI_LOOKUP_FILTERS.strikePrice], OI_LOOKUP_FIELDS);
-    const ticker = requiredTicker(filter);
-    const strike = (filter.values.get('strikePrice') as number[] | undefined)?.[0];
+    const req = parseOiSessionRequest(body, ['strikePrice']);
+    const strike = (req.filter.values.get('strikePrice') as number[] | undefined)?.[0];
     if (strike !== undefined && !(strike > 0))
       throw invalid(`filter.${Object.keys(body.filter as object).find((key) => /strike/i.test(key))}`, 'must be a positive number of dollars');
 
-    const k = await tickerKeys(ctx, ticker);
-    const session = await oiSession(ctx, k, ticker, selection);
     const data: Record<string, Totals> = {};
-    if (!k || !session) return { data };
+    const at = await oiSessionToRead(ctx, req);
+    if (!at) return { data };
+    const { k, session } = at;
+    const ticker = req.ticker;
     // The stored summaries answer the ticker-wide question; a strike reads the session's chains.
     const summaries = (await readSessionSummary(ctx, k, ticker, session)).expirations;
     if (strike === undefined) {

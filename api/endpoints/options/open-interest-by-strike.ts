@@ -1,12 +1,8 @@
 import { strikeKey } from '../../../services/domain/max-pain';
 import { OPEN_INTEREST_VIEW, type ChainStrike } from '../../../services/views/open-interest';
 import type { EndpointDef } from '../../request/endpoint';
-import { OI_LOOKUP_FIELDS, OI_LOOKUP_FILTERS } from '../../fields/open-interest-lookup';
-import { parseFilterObject } from '../../request/filter-object';
-import { requiredTicker, tickerSchema } from '../../request/required-ticker';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { fragments } from '../../request/validate';
-import { oiSession, openInterestStamp, readSessionChains, readSessionSummary, tickerKeys } from '../../views/open-interest/read';
+import { openInterestStamp, readSessionChains, readSessionSummary } from '../../views/open-interest/read';
+import { oiSessionRequestSchema, oiSessionToRead, parseOiSessionRequest } from '../../views/open-interest/session-request';
 import { OI_TOTALS_SCHEMA } from './open-interest-by-expiration';
 
 export const openInterestByStrike: EndpointDef = {
@@ -21,21 +17,7 @@ export const openInterestByStrike: EndpointDef = {
   kind: 'aggregation',
   views: [OPEN_INTEREST_VIEW],
   cacheStamp: openInterestStamp,
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter'],
-    properties: {
-      ...selectorSchemas(['sessionDate'], 'Default: the latest session whose open interest is published (before the open, the prior session).'),
-      filter: {
-        ...fragments.filter,
-        properties: {
-          ticker: tickerSchema(),
-          expirationDate: { type: 'string', format: 'date', description: 'Only this expiration, yyyy-MM-dd.' },
-        },
-      },
-    },
-  },
+  requestSchema: oiSessionRequestSchema({ expirationDate: { type: 'string', format: 'date', description: 'Only this expiration, yyyy-MM-dd.' } }),
   responseSchema: {
     type: 'object',
     additionalProperties: false,
@@ -63,15 +45,13 @@ export const openInterestByStrike: EndpointDef = {
   },
 
   async handle(body, ctx) {
-    const selection = parseTimeSelection(body, ['sessionDate']);
-    const filter = parseFilterObject(body.filter, [OI_LOOKUP_FILTERS.ticker, OI_LOOKUP_FILTERS.expirationDate], OI_LOOKUP_FIELDS);
-    const ticker = requiredTicker(filter);
-    const expiration = (filter.values.get('expirationDate') as string[] | undefined)?.[0];
-
-    const k = await tickerKeys(ctx, ticker);
-    const session = await oiSession(ctx, k, ticker, selection);
+    const req = parseOiSessionRequest(body, ['expirationDate']);
+    const expiration = (req.filter.values.get('expirationDate') as string[] | undefined)?.[0];
     const data: Record<string, { callOpenInterest: number; putOpenInterest: number }> = {};
-    if (!k || !session) return { data };
+    const at = await oiSessionToRead(ctx, req);
+    if (!at) return { data };
+    const { k, session } = at;
+    const ticker = req.ticker;
     // The stored strike totals answer the ticker-wide question; an expiration reads its chain.
     const strikes: ChainStrike[] =
       expiration === undefined
