@@ -5,11 +5,10 @@ import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { and, compileExpression } from '../../request/filter-expression';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { fragments } from '../../request/validate';
+import { parseTimeSelection } from '../../request/time-selectors';
 import { expirationTotals, exposureMap, snapshotExposures, type ExposureCell } from '../../views/volatility/exposure';
 import { VolatilityReader, volatilityStamp } from '../../views/volatility/reader';
-import { greekModeSchema, representationModeSchema, surfaceFilterSchema } from '../../views/volatility/request';
+import { exposureRequestSchema, exposureResponseSchema, surfaceFilterSchema } from '../../views/volatility/request';
 import { requiredTickers } from '../../request/required-ticker';
 
 /**
@@ -27,50 +26,10 @@ export const exposureByExpiration: EndpointDef = {
   views: [VOLATILITY_VIEW],
   problems: ['UnderlyingPriceUnavailable'],
   cacheStamp: volatilityStamp,
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter', 'greekMode', 'representationMode'],
-    properties: {
-      filter: surfaceFilterSchema({ strikes: true }),
-      greekMode: greekModeSchema,
-      representationMode: representationModeSchema,
-      filterExpression: fragments.filterExpression,
-      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
-    },
-  },
-  responseSchema: {
-    type: 'object',
-    required: ['data'],
-    additionalProperties: false,
-    properties: {
-      data: {
-        type: 'object',
-        description: 'Ticker -> {exposureMap, stockPrice}.',
-        additionalProperties: {
-          type: 'object',
-          required: ['exposureMap', 'stockPrice'],
-          additionalProperties: false,
-          properties: {
-            stockPrice: { type: 'number' },
-            exposureMap: {
-              type: 'object',
-              description:
-                "Expiration date (ascending) -> the one strike key of the expiration (the contributing strike nearest the snapshot price) -> {callExposure, putExposure}, each the sum over the expiration's strikes; a leg type without exposure omits its field.",
-              additionalProperties: {
-                type: 'object',
-                additionalProperties: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: { callExposure: { type: 'number' }, putExposure: { type: 'number' } },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  requestSchema: exposureRequestSchema(surfaceFilterSchema({ strikes: true })),
+  responseSchema: exposureResponseSchema(
+    "Expiration date (ascending) -> the one strike key of the expiration (the contributing strike nearest the snapshot price) -> {callExposure, putExposure}, each the sum over the expiration's strikes; a leg type without exposure omits its field.",
+  ),
   examples: {
     gamma: {
       summary: 'SPY gamma exposure per 1 % move per expiration at the end of a session',

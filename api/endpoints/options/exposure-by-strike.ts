@@ -5,11 +5,10 @@ import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { and, compileExpression } from '../../request/filter-expression';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { fragments } from '../../request/validate';
+import { parseTimeSelection } from '../../request/time-selectors';
 import { exposureMap, snapshotExposures, type ExposureCell } from '../../views/volatility/exposure';
 import { VolatilityReader } from '../../views/volatility/reader';
-import { greekModeSchema, representationModeSchema, surfaceFilterSchema } from '../../views/volatility/request';
+import { exposureRequestSchema, exposureResponseSchema, surfaceFilterSchema } from '../../views/volatility/request';
 import { requiredTickers } from '../../request/required-ticker';
 
 /**
@@ -24,49 +23,10 @@ export const exposureByStrike: EndpointDef = {
   kind: 'aggregation',
   views: [VOLATILITY_VIEW],
   problems: ['UnderlyingPriceUnavailable'],
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter', 'greekMode', 'representationMode'],
-    properties: {
-      filter: surfaceFilterSchema(false),
-      greekMode: greekModeSchema,
-      representationMode: representationModeSchema,
-      filterExpression: fragments.filterExpression,
-      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
-    },
-  },
-  responseSchema: {
-    type: 'object',
-    required: ['data'],
-    additionalProperties: false,
-    properties: {
-      data: {
-        type: 'object',
-        description: 'Ticker -> {exposureMap, stockPrice}.',
-        additionalProperties: {
-          type: 'object',
-          required: ['exposureMap', 'stockPrice'],
-          additionalProperties: false,
-          properties: {
-            stockPrice: { type: 'number' },
-            exposureMap: {
-              type: 'object',
-              description: 'Expiration date (ascending) -> strike string (ascending) -> {callExposure, putExposure}; a leg without exposure omits its field.',
-              additionalProperties: {
-                type: 'object',
-                additionalProperties: {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: { callExposure: { type: 'number' }, putExposure: { type: 'number' } },
-                },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
+  requestSchema: exposureRequestSchema(surfaceFilterSchema(false)),
+  responseSchema: exposureResponseSchema(
+    'Expiration date (ascending) -> strike string (ascending) -> {callExposure, putExposure}; a leg without exposure omits its field.',
+  ),
   examples: {
     gamma: {
       summary: 'SPY gamma exposure per 1 % move at the end of a session',

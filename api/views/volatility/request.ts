@@ -1,5 +1,6 @@
 import { GREEK_MODES, REPRESENTATION_MODES } from '../../../services/domain/volatility';
 import { tickerSchema } from '../../request/required-ticker';
+import { selectorSchemas } from '../../request/time-selectors';
 import { fragments, type JsonSchema } from '../../request/validate';
 
 /** Request pieces shared by the volatility endpoints. */
@@ -51,3 +52,54 @@ export const representationModeSchema: JsonSchema = {
   enum: [...REPRESENTATION_MODES],
   description: 'RAW = OI x greek x 100; PER_ONE_DOLLAR_MOVE = RAW x S; PER_ONE_PERCENT_MOVE = RAW x S x 0.01 S (S: the snapshot underlying price).',
 };
+
+/** The request of the exposure endpoints (by strike, by expiration): their filter differs. */
+export function exposureRequestSchema(filter: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter', 'greekMode', 'representationMode'],
+    properties: {
+      filter,
+      greekMode: greekModeSchema,
+      representationMode: representationModeSchema,
+      filterExpression: fragments.filterExpression,
+      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
+    },
+  };
+}
+
+/** The exposure endpoints' one wire shape; `mapDescription` says what the strike keys are. */
+export function exposureResponseSchema(mapDescription: string): JsonSchema {
+  return {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: {
+      data: {
+        type: 'object',
+        description: 'Ticker -> {exposureMap, stockPrice}.',
+        additionalProperties: {
+          type: 'object',
+          required: ['exposureMap', 'stockPrice'],
+          additionalProperties: false,
+          properties: {
+            stockPrice: { type: 'number' },
+            exposureMap: {
+              type: 'object',
+              description: mapDescription,
+              additionalProperties: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: { callExposure: { type: 'number' }, putExposure: { type: 'number' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
