@@ -1,15 +1,10 @@
-import type { GreekMode, RepresentationMode } from '../../../services/domain/volatility';
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
-import { EXPOSURE_BY_EXPIRATION_FILTERS, SURFACE_EXCLUSIVE, SURFACE_FIELDS } from '../../fields/volatility';
-import { orderedMap } from '../../request/aggregation/ordered-map';
+import { EXPOSURE_BY_EXPIRATION_FILTERS } from '../../fields/volatility';
 import type { EndpointDef } from '../../request/endpoint';
-import { and, compileExpression } from '../../request/filter-expression';
-import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection } from '../../request/time-selectors';
-import { expirationTotals, exposureMap, snapshotExposures, type ExposureCell } from '../../views/volatility/exposure';
-import { VolatilityReader, volatilityStamp } from '../../views/volatility/reader';
+import { expirationTotals } from '../../views/volatility/exposure';
+import { exposureAnswer } from '../../views/volatility/exposure-answer';
+import { volatilityStamp } from '../../views/volatility/reader';
 import { exposureRequestSchema, exposureResponseSchema, surfaceFilterSchema } from '../../views/volatility/request';
-import { requiredTickers } from '../../request/required-ticker';
 
 /**
  * POST /options/tool/exposure-by-expiration: exposure-by-strike's legs (open interest x greek x
@@ -46,20 +41,5 @@ export const exposureByExpiration: EndpointDef = {
     },
   },
 
-  async handle(body, ctx) {
-    const sel = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
-    const filter = parseFilterObject(body.filter, EXPOSURE_BY_EXPIRATION_FILTERS, SURFACE_FIELDS, SURFACE_EXCLUSIVE);
-    const tickers = requiredTickers(filter);
-    const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, SURFACE_FIELDS, 'A');
-    const keep = and([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
-    const greek = body.greekMode as GreekMode;
-    const representation = body.representationMode as RepresentationMode;
-    const reader = await VolatilityReader.open(ctx);
-    const out: [string, { exposureMap: Record<string, Record<string, ExposureCell>>; stockPrice: number }][] = [];
-    for (const ticker of tickers) {
-      const { spot, exposures } = await snapshotExposures(reader, ticker, sel, greek, representation, keep);
-      out.push([ticker, { exposureMap: exposureMap(expirationTotals(exposures, spot)), stockPrice: spot }]);
-    }
-    return { data: orderedMap(out, 'text') };
-  },
+  handle: (body, ctx) => exposureAnswer(body, ctx, EXPOSURE_BY_EXPIRATION_FILTERS, expirationTotals),
 };

@@ -1,15 +1,9 @@
-import type { GreekMode, RepresentationMode } from '../../../services/domain/volatility';
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
-import { SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS } from '../../fields/volatility';
-import { orderedMap } from '../../request/aggregation/ordered-map';
+import { SURFACE_FILTERS } from '../../fields/volatility';
 import type { EndpointDef } from '../../request/endpoint';
-import { and, compileExpression } from '../../request/filter-expression';
-import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection } from '../../request/time-selectors';
-import { exposureMap, snapshotExposures, type ExposureCell } from '../../views/volatility/exposure';
-import { VolatilityReader } from '../../views/volatility/reader';
+import { exposureAnswer } from '../../views/volatility/exposure-answer';
+import { volatilityStamp } from '../../views/volatility/reader';
 import { exposureRequestSchema, exposureResponseSchema, surfaceFilterSchema } from '../../views/volatility/request';
-import { requiredTickers } from '../../request/required-ticker';
 
 /**
  * POST /options/tool/exposure-by-strike: open interest x greek x 100 (x the move) per leg at a
@@ -22,6 +16,7 @@ export const exposureByStrike: EndpointDef = {
     "Per ticker, expiration -> strike -> {callExposure, putExposure} at a quote snapshot, with the snapshot's underlying price. Exposure = open interest of the session x greek x 100 for RAW, x S for PER_ONE_DOLLAR_MOVE, x S x 0.01 S for PER_ONE_PERCENT_MOVE. The sign is the greek's own: call delta positive and put delta negative (long calls and short puts positive). A leg without open interest or without IV (a one-sided or crossed quote) omits its field. Snapshot selection as in term-structure; a snapshot without an underlying price is a 422.",
   kind: 'aggregation',
   views: [VOLATILITY_VIEW],
+  cacheStamp: volatilityStamp,
   problems: ['UnderlyingPriceUnavailable'],
   requestSchema: exposureRequestSchema(surfaceFilterSchema(false)),
   responseSchema: exposureResponseSchema(
@@ -43,20 +38,5 @@ export const exposureByStrike: EndpointDef = {
     },
   },
 
-  async handle(body, ctx) {
-    const sel = parseTimeSelection(body, ['sessionDate', 'snapshotTime']);
-    const filter = parseFilterObject(body.filter, SURFACE_FILTERS, SURFACE_FIELDS, SURFACE_EXCLUSIVE);
-    const tickers = requiredTickers(filter);
-    const expr = body.filterExpression == null ? null : compileExpression(body.filterExpression, SURFACE_FIELDS, 'A');
-    const keep = and([filterPredicate(filter), ...(expr ? [expr.predicate] : [])]);
-    const greek = body.greekMode as GreekMode;
-    const representation = body.representationMode as RepresentationMode;
-    const reader = await VolatilityReader.open(ctx);
-    const out: [string, { exposureMap: Record<string, Record<string, ExposureCell>>; stockPrice: number }][] = [];
-    for (const ticker of tickers) {
-      const { spot, exposures } = await snapshotExposures(reader, ticker, sel, greek, representation, keep);
-      out.push([ticker, { exposureMap: exposureMap(exposures), stockPrice: spot }]);
-    }
-    return { data: orderedMap(out, 'text') };
-  },
+  handle: (body, ctx) => exposureAnswer(body, ctx, SURFACE_FILTERS, (exposures) => exposures),
 };

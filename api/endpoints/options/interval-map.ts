@@ -12,7 +12,7 @@ import { normalizeName } from '../../request/names';
 import { invalid } from '../../request/problem';
 import { parseTimeSelection, selectionSpanMs, selectorSchemas } from '../../request/time-selectors';
 import { surfaceExposures } from '../../views/volatility/exposure';
-import { VolatilityReader, dayEndMs, dayStartMs } from '../../views/volatility/reader';
+import { VolatilityReader, dayEndMs, dayStartMs, volatilityStamp } from '../../views/volatility/reader';
 import { greekModeSchema } from '../../views/volatility/request';
 import { requiredTicker } from '../../request/required-ticker';
 import { TICKER_FILTER } from '../../request/required-ticker';
@@ -52,6 +52,7 @@ export const intervalMap: EndpointDef = {
     "Bucket start (epoch-ms, ascending) -> expiration -> strike -> CALL/PUT -> exposure. A bucket holds the RAW exposure (open interest x greek x 100, the greek's sign) at the last quote snapshot inside it, i.e. what exposure-by-strike answers with representationMode RAW and a snapshotTime just after that snapshot. Buckets without a priced snapshot and cells without exposure are omitted. Time: sessionDate, timeRange or neither (the session of the latest snapshot); aggregationPeriod as the aggregation kit allows for the span.",
   kind: 'aggregation',
   views: [VOLATILITY_VIEW],
+  cacheStamp: volatilityStamp,
   requestSchema: {
     type: 'object',
     additionalProperties: false,

@@ -5,7 +5,7 @@ import { SURFACE_FIELDS } from '../../fields/volatility';
 import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { parseFilterObject, type FilterParam } from '../../request/filter-object';
-import { VolatilityReader } from '../../views/volatility/reader';
+import { VolatilityReader, volatilityStamp } from '../../views/volatility/reader';
 import { requiredTicker } from '../../request/required-ticker';
 import { TICKER_FILTER } from '../../request/required-ticker';
 
@@ -65,6 +65,7 @@ export const ivRank: EndpointDef = {
     "For each of the latest `lookBackPeriod` sessions: the IV of the sampled expiration (the one nearest `maturity` days out, within 50 % either side of it) at the session's last quote snapshot (its end-of-day snapshot once closed). A leg's IV is that of the contract whose strike is nearest the session's close (the lower strike on a tie), solved from the quote midpoint. `windowMaxIv` and `windowMinIv` are the highest and lowest IV of that leg over the `lookBackPeriod` sessions ending at the session (fewer at the start of the history). Sessions without an expiration in the band are left out. Rank = (lastIv - windowMinIv) / (windowMaxIv - windowMinIv), computed by the caller.",
   kind: 'aggregation',
   views: [VOLATILITY_VIEW],
+  cacheStamp: volatilityStamp,
   requestSchema: {
     type: 'object',
     additionalProperties: false,

@@ -6,7 +6,7 @@ import { filterPredicate, parseFilterObject } from '../../request/filter-object'
 import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
 import { surfaceFilterSchema } from '../../views/volatility/request';
 import { requiredTicker } from '../../request/required-ticker';
-import { VolatilityReader, legRow, priceUnavailable } from '../../views/volatility/reader';
+import { VolatilityReader, legRow, priceUnavailable, volatilityStamp } from '../../views/volatility/reader';
 
 interface LegPoint {
   delta: number;
@@ -37,6 +37,7 @@ export const termStructure: EndpointDef = {
     'The volatility surface of one underlying at a quote snapshot: expiration -> strike -> CALL/PUT -> {delta, iv, moneyType}. IV is solved (Black-Scholes-Merton, configured rate and dividend yield) from the NBBO midpoint; a one-sided or crossed quote has none and is left out. `sessionDate` takes the last snapshot of that session (its end-of-day snapshot once closed), `snapshotTime` the last snapshot strictly before the instant, neither the latest snapshot held. No matching contract gives empty `data` with `stockPrice`; no underlying price for the snapshot is a 422 `underlying-price-unavailable`.',
   kind: 'aggregation',
   views: [VOLATILITY_VIEW],
+  cacheStamp: volatilityStamp,
   problems: ['UnderlyingPriceUnavailable'],
   requestSchema: {
     type: 'object',
