@@ -6,7 +6,6 @@ import { STOCK_PRICES_VIEW } from '../../../services/views/equities/stock-prices
 import { FLOW_AGGREGATES_VIEW, MINUTE_MS, type AtmPrint } from '../../../services/views/flow-aggregates';
 import { UNCONSOLIDATED_FIELDS } from '../../fields/option-trade';
 import { bucketKey } from '../../request/aggregation/buckets';
-import { orderedMap } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { parseFilterObject, type FilterParam } from '../../request/filter-object';
 import { TICKER_FILTER, requiredTicker, tickerSchema } from '../../request/required-ticker';
@@ -59,6 +58,14 @@ interface Point {
   stockPrice: number | null;
 }
 
+/** The answer before serialization: the minutes ascending (minute key, point). */
+interface DriftAnswer {
+  data: [string, Point][];
+}
+
+/** A number as JSON.stringify writes it (null for null and non-finite). */
+const jsonNumber = (v: number | null) => (v === null || !Number.isFinite(v) ? 'null' : String(v));
+
 export const volatilityDrift: EndpointDef = {
   path: '/options/tool/volatility-drift',
   summary: 'Realized volatility, at-the-money implied volatility and stock price per session minute',
@@ -97,6 +104,14 @@ export const volatilityDrift: EndpointDef = {
       request: { sessionDate: '2026-11-20', filter: { ticker: 'AAPL', expirationDate: '2026-12-18' } },
     },
   },
+  // Written directly: 390 keys, already ascending, each three numbers (about a third of the
+  // cost of building the object and walking it with JSON.stringify).
+  serialize: (result) => {
+    const parts = (result as DriftAnswer).data.map(
+      ([k, p]) => `${JSON.stringify(k)}:{"arv":${jsonNumber(p.arv)},"iv":${jsonNumber(p.iv)},"stockPrice":${jsonNumber(p.stockPrice)}}`,
+    );
+    return `{"data":{${parts.join(',')}}}`;
+  },
   cacheStamp: (ctx) =>
     viewsStamp(ctx, [
       { view: FLOW_AGGREGATES_VIEW, partitions: MARKET_PARTITIONS },
@@ -113,7 +128,7 @@ export const volatilityDrift: EndpointDef = {
 
     const date = selection.kind === 'session' ? selection.sessionDate : ((prices && (await prices.latest(ticker))?.sessionDate) ?? null);
     const bounds = date === null ? null : sessionBounds(date);
-    if (date === null || bounds === null) return { data: {} };
+    if (date === null || bounds === null) return { data: [] } satisfies DriftAnswer;
     const minutes: number[] = [];
     for (let m = bounds.open; m < bounds.close; m += MINUTE_MS) minutes.push(m);
 
@@ -136,6 +151,6 @@ export const volatilityDrift: EndpointDef = {
       if (m > reached) return;
       data.push([bucketKey(m), { arv: arv[i], iv: atms.get(m)?.iv ?? null, stockPrice: closes[i] }]);
     });
-    return { data: orderedMap(data, 'epochMs') };
+    return { data } satisfies DriftAnswer;
   },
 };
