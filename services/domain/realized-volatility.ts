@@ -2,8 +2,8 @@
  * Adjusted realized volatility of an underlying from its 1-minute log returns (volatility-drift's
  * `arv`, docs/decisions.md "volatility-drift").
  *
- * Minute i's close c_i is the underlying's last price at or before the end of the minute; c_-1 is
- * the price at the session's open. Minute i's return is r_i = ln(c_i / c_(i-1)), absent when either
+ * Minute i's close c_i is the underlying's last price event before the end of the minute (in it,
+ * else carried forward); c_-1 is the price at the session's open (the last event at or before it). Minute i's return is r_i = ln(c_i / c_(i-1)), absent when either
  * price is. The arv of minute i is taken over the returns of the trailing window of ARV_WINDOW
  * minutes ending with minute i (those present, n of them):
  *

@@ -22,7 +22,8 @@ import { expectDocumentedResponse } from '../support/response-schema';
  * order-flow processor's own fold) and the underlying's price events of the same sessions,
  * produced to real Kafka, projected by the flow-aggregates and stock-price projections into real
  * Redis, queried over HTTP and compared minute for minute with a brute-force answer computed here
- * from the same events: the minute closes, the realized volatility written out from its
+ * from the same events: the minute closes (the last price event before each minute's end; the
+ * endpoint reads them from the price bars), the realized volatility written out from its
  * definition, the IV of the print nearest the money by scanning every print. Also: the default
  * session and expiration, a session with prices missing at the open, a session that has not
  * finished, the four ticker spellings, every validation rule.
@@ -131,6 +132,8 @@ function realized(base: number | null, closes: (number | null)[]): (number | nul
 function oracle(ticker: string, date: string, expiration?: string): Record<string, { arv: number | null; iv: number | null; stockPrice: number | null }> {
   const { open, close } = sessionBounds(date)!;
   const events = PRICES.filter((p) => p.ticker === ticker && p.sessionDate === date).sort((a, b) => a.time - b.time);
+  // A minute's close: the last event strictly before its end (in [m, m + 60 s), else carried
+  // forward); the price at the open: the last event at or before it.
   const lastBefore = (bound: number) => events.filter((e) => e.time < bound).pop()?.price ?? null;
   const exp = expiration ?? defaultExpiration(ticker, date);
   const withIv = PRINTS.filter((p) => p.ticker === ticker && p.sessionDate === date && p.expirationDate === exp && p.impliedVolatility !== null);
@@ -203,6 +206,20 @@ describe('answers equal the brute force over the same events', () => {
     for (const exp of [exps[1], exps[Math.floor(exps.length / 2)], exps[exps.length - 1]]) {
       expectSame((await ok({ sessionDate: date, filter: { ticker, expirationDate: exp } })).data, oracle(ticker, date, exp), `${ticker} ${date} ${exp}`);
     }
+  });
+
+  it("a tick exactly at a minute's end is the next minute's: stockPrice is the price of second 59, not of the boundary", async () => {
+    const data = (await ok({ sessionDate: D1, filter: { ticker: 'SPX' } })).data as Record<string, any>;
+    const at = new Map(PRICES.filter((p) => p.ticker === 'SPX' && p.sessionDate === D1).map((p) => [p.time, p.price]));
+    const { open } = sessionBounds(D1)!;
+    let differing = 0;
+    for (let m = open; m < open + 389 * MINUTE; m += MINUTE) {
+      const [last, boundary] = [at.get(m + MINUTE - 1000), at.get(m + MINUTE)];
+      expect(boundary).toBeDefined();
+      expect(data[String(m)].stockPrice).toBe(last);
+      if (boundary !== last) differing++;
+    }
+    expect(differing).toBeGreaterThan(100);
   });
 
   it('a finished session has all 390 minutes, 09:30 to 15:59 New York', async () => {

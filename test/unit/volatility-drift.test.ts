@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { ARV_MIN_RETURNS, ARV_WINDOW, MINUTES_PER_YEAR, adjustedRealizedVolatility, minuteReturns } from '../../services/domain/realized-volatility';
+import { addPrice, decodeBars, encodeBars, minuteCloses, type SessionBars } from '../../services/views/equities/price-bars';
 import { atmDistance, decodeAtm, encodeAtm, nearerAtmOf, type AtmPrint } from '../../services/views/flow-aggregates';
 
 /**
- * volatility-drift's pure parts: the adjusted realized volatility against hand computations, and
- * the choice of the print nearest the money (any arrival order gives the same winner).
+ * volatility-drift's pure parts: the adjusted realized volatility against hand computations, the
+ * minute closes from a session's price bars against a brute force over the raw events, and the
+ * choice of the print nearest the money (any arrival order gives the same winner).
  */
 
 describe('adjusted realized volatility', () => {
@@ -62,6 +64,53 @@ describe('adjusted realized volatility', () => {
     // The first return is at minute 4 (both minute 3 and 4 have a close): the tenth is at minute 13.
     expect(arv.slice(0, 13).every((v) => v === null)).toBe(true);
     expect(arv[13]).not.toBeNull();
+  });
+});
+
+describe('minute closes from the price bars', () => {
+  const MINUTE = 60_000;
+  const OPEN = 1_763_562_600_000; // a minute start (09:30 New York on 2025-11-19)
+  const COUNT = 12;
+  /** Times from four minutes before the open to two after the last minute, many exactly on a minute boundary. */
+  const timeArb = fc.oneof(
+    fc.integer({ min: -4, max: COUNT + 2 }).map((m) => OPEN + m * MINUTE),
+    fc.integer({ min: -4 * MINUTE, max: (COUNT + 2) * MINUTE - 1 }).map((d) => OPEN + d),
+  );
+  const eventsArb = fc.uniqueArray(fc.record({ time: timeArb, price: fc.integer({ min: 1, max: 10_000 }).map((c) => c / 100) }), {
+    selector: (e) => e.time,
+    maxLength: 40,
+  });
+
+  /** The brute force: the last event strictly before each minute's end, and the last at or before the open. */
+  function brute(events: { time: number; price: number }[]) {
+    const sorted = [...events].sort((a, b) => a.time - b.time);
+    const lastWhere = (ok: (t: number) => boolean) => sorted.filter((e) => ok(e.time)).pop()?.price ?? null;
+    return {
+      atOpen: lastWhere((t) => t <= OPEN),
+      closes: Array.from({ length: COUNT }, (_, i) => lastWhere((t) => t < OPEN + (i + 1) * MINUTE)),
+    };
+  }
+
+  it('equal the last event before each minute end (an event on a boundary starts the next minute) and the price at the open', () => {
+    fc.assert(
+      fc.property(eventsArb, (events) => {
+        const bars: SessionBars = { session: null, minutes: new Map() };
+        for (const e of events) addPrice(bars, e.time, e.price);
+        const stored = bars.session ? decodeBars(encodeBars(bars)) : bars;
+        expect(minuteCloses(stored, OPEN, COUNT)).toEqual(brute(events));
+      }),
+    );
+  });
+
+  it('hand cases: an event exactly at a minute end, carried forward, before the open', () => {
+    const bars: SessionBars = { session: null, minutes: new Map() };
+    addPrice(bars, OPEN - 30_000, 9); // before the open: the price at the open until one at 09:30:00
+    addPrice(bars, OPEN + MINUTE, 11); // exactly at minute 0's end: minute 1's
+    addPrice(bars, OPEN + 3 * MINUTE + 59_999, 12);
+    expect(minuteCloses(bars, OPEN, 5)).toEqual({ atOpen: 9, closes: [9, 11, 11, 12, 12] });
+    addPrice(bars, OPEN, 10);
+    expect(minuteCloses(bars, OPEN, 2)).toEqual({ atOpen: 10, closes: [10, 11] });
+    expect(minuteCloses({ session: null, minutes: new Map() }, OPEN, 2)).toEqual({ atOpen: null, closes: [null, null] });
   });
 });
 

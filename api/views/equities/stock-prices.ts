@@ -2,19 +2,12 @@ import type Redis from 'ioredis';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
+import { decodeBars, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
 import { STOCK_PRICES_VIEW, parsePriceMember, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
-
-const MINUTE_MS = 60_000;
-
-/** A price event: its time (epoch-ms) and price. */
-export interface PriceEvent {
-  time: number;
-  price: number;
-}
 
 /**
  * Reads of the stock-price view (services/views/equities/stock-prices.ts): a ticker's price at an
- * instant, at a session's end, its latest price, and the sessions held.
+ * instant, at a session's end, its latest price, a session's price bars, and the sessions held.
  */
 export class StockPrices {
   constructor(
@@ -23,7 +16,6 @@ export class StockPrices {
     private readonly version: number,
   ) {
     defineLastPrices(redis);
-    defineLastBefore(redis);
   }
 
   private keys(ticker: string): PartitionKeys {
@@ -57,20 +49,12 @@ export class StockPrices {
   }
 
   /**
-   * The ticker's price events of `sessionDate` that give its minute closes: the last at or before
-   * `open` (epoch-ms), the last before the end of each of `minutes` minutes from `open`, and the
-   * session's last; null where there is none. One script call (LAST_BEFORE_LUA).
+   * The ticker's price bars of `sessionDate` (services/views/equities/price-bars.ts): the session
+   * bar and a bar per minute with an event, one GET; null when the session has no price of it.
    */
-  async minuteCloses(
-    ticker: string,
-    sessionDate: string,
-    open: number,
-    minutes: number,
-  ): Promise<{ atOpen: PriceEvent | null; closes: (PriceEvent | null)[]; last: PriceEvent | null }> {
-    const key = this.keys(ticker).key(...pricesKeySuffix(sessionDate, ticker));
-    const run = (this.redis as unknown as WithLastBefore).mdqLastBefore;
-    const got = (await run.call(this.redis, 1, key, String(open), String(MINUTE_MS), String(minutes))).map((m) => (m ? parsePriceMember(m) : null));
-    return { atOpen: got[0], closes: got.slice(1, minutes + 1), last: got[minutes + 1] };
+  async bars(ticker: string, sessionDate: string): Promise<SessionBars | null> {
+    const table = await this.redis.getBuffer(this.keys(ticker).key(...priceBarsSuffix(sessionDate, ticker)));
+    return table ? decodeBars(table) : null;
   }
 
   /**
@@ -104,37 +88,6 @@ export class StockPrices {
     );
     return out;
   }
-}
-
-/**
- * A session's minute closes in one call: for KEYS[1] (a ticker's session prices), the last member
- * at or before ARGV[1] (the open), then for each of ARGV[3] minutes the last member before the
- * minute's end (ARGV[1] + i x ARGV[2], exclusive), then the last member of all; false where there
- * is none. Each is one O(log n) step of the sorted set, instead of sending the session's
- * per-second prices; the bounds are computed here rather than sent.
- */
-const LAST_BEFORE_LUA = `
-local key = KEYS[1]
-local open = tonumber(ARGV[1])
-local step = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
-local function before(bound)
-  local r = redis.call('ZRANGE', key, '(' .. string.format('%d', bound), '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1)
-  return r[1] or false
-end
-local out = {before(open + 1)}
-for i = 1, n do out[i + 1] = before(open + i * step) end
-local last = redis.call('ZRANGE', key, -1, -1)
-out[n + 2] = last[1] or false
-return out
-`;
-
-interface WithLastBefore {
-  mdqLastBefore(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
-}
-
-function defineLastBefore(redis: Redis): void {
-  if (!(redis as unknown as Partial<WithLastBefore>).mdqLastBefore) redis.defineCommand('mdqLastBefore', { lua: LAST_BEFORE_LUA });
 }
 
 /**

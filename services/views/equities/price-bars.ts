@@ -1,8 +1,9 @@
 /**
  * Price bars of the stock-price view (stock-prices.ts): per ticker and session, the open, high,
  * low and close of the underlying's price events, for the session and for each minute that has an
- * event, so stock-price-over-time (and dark-flow's stockPrice) reads one record per minute, or one
- * per session for day and week buckets, instead of every price second. Per partition (hash tag):
+ * event, so stock-price-over-time (and dark-flow's stockPrice, volatility-drift's minute closes)
+ * reads one record per minute, or one per session for day and week buckets, instead of every price
+ * second. Per partition (hash tag):
  *
  *   <date>:pb:<TICKER>   string  record 0: the session's bar; records 1..: the minutes' bars, ascending
  *
@@ -133,4 +134,41 @@ export const SESSION_BAR_LAST = RECORD_BYTES - 1;
 export function decodeSessionBar(buf: Buffer): PriceBar {
   if (buf.length < RECORD_BYTES) throw new Error(`a session bar of ${buf.length} bytes`);
   return readBar(buf, 0);
+}
+
+/** A session's minute closes from its bars (volatility-drift's stockPrice and arv inputs). */
+export interface MinuteCloses {
+  /** The price at the open: the last event at or before `open`; null without one. */
+  atOpen: number | null;
+  /**
+   * Per minute from `open`: the last event before the minute's end, i.e. the close of its bar
+   * ([m, m + 60 s)), carried forward from earlier bars through minutes without one; null before
+   * the session's first event.
+   */
+  closes: (number | null)[];
+}
+
+/**
+ * The closes of `count` minutes from `open` (epoch-ms, a minute start) and the price at the open,
+ * from a session's bars: an event exactly at a minute's end is the next minute's (the bars' own
+ * boundaries). Bars before the open (an event of the session earlier than it) carry forward too.
+ */
+export function minuteCloses(bars: SessionBars, open: number, count: number): MinuteCloses {
+  const starts = [...bars.minutes.keys()].sort((a, b) => a - b);
+  let atOpen: number | null = null;
+  for (const m of starts) {
+    if (m > open) break;
+    const b = bars.minutes.get(m)!;
+    if (m < open) atOpen = b.close;
+    else if (b.openTime === open) atOpen = b.open;
+  }
+  const closes: (number | null)[] = [];
+  let carried: number | null = null;
+  let j = 0;
+  for (let i = 0; i < count; i++) {
+    const m = open + i * MINUTE_MS;
+    for (; j < starts.length && starts[j] <= m; j++) carried = bars.minutes.get(starts[j])!.close;
+    closes.push(carried);
+  }
+  return { atOpen, closes };
 }
