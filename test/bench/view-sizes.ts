@@ -1,0 +1,101 @@
+/**
+ * What every view takes in Redis, per key family and per event, on a running stack (the one
+ * `npm start` left in .data, or the connection variables):
+ *
+ *   npx tsx test/bench/view-sizes.ts [--label NAME]
+ *
+ * For each projection's served version: SCAN its keys, MEMORY USAGE of each (Redis's estimate,
+ * nested values sampled), summed by key family (the key's suffix after the partition tag, with
+ * dates, tickers and contracts folded: `<D>:pb:<T>`), and divided by the messages of the view's
+ * lead topic in Kafka (the first it reads; the others are joins). The "before" of the compact-views work, and its "after".
+ * Results: test/bench/results/view-sizes[-NAME].json.
+ */
+import fs from 'fs';
+import path from 'path';
+import { parseArgs } from 'util';
+import { PROJECTIONS } from '../../projections/registry';
+import { topicName } from '../../schemas/catalog';
+import { loadConfig } from '../../services/config';
+import { createKafka } from '../../services/kafka/clients';
+import { createRedis } from '../../services/redis/client';
+import { repoRoot } from '../../services/stack/paths';
+import { pointerKey } from '../../services/views/keys';
+
+const { values } = parseArgs({ options: { label: { type: 'string' } } });
+
+/** A key's family: its suffix with dates, epoch numbers, tickers and OSI symbols folded. */
+export function keyFamily(suffix: string): string {
+  return suffix
+    .split(':')
+    .map((part) => {
+      if (/^\d{4}-\d{2}-\d{2}$/.test(part)) return '<D>';
+      if (/^\d+$/.test(part)) return '<N>';
+      if (/^[A-Z]{1,6}\s+\d{6}[CP]\d{8}$/.test(part)) return '<OSI>';
+      if (/^[A-Z][A-Z.]{0,5}$/.test(part)) return '<T>';
+      return part;
+    })
+    .join(':');
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const redis = createRedis(config.viewsRedisUrl);
+  const admin = createKafka(config, 'view-sizes').admin();
+  await admin.connect();
+  const out: Record<string, unknown> = {
+    keyPrefix: config.keyPrefix,
+    measured: "MEMORY USAGE per key (default sampling), summed; events = messages in the view's lead topic",
+  };
+  const views: Record<string, unknown> = {};
+  try {
+    for (const p of PROJECTIONS) {
+      const version = Number(await redis.get(pointerKey(config.keyPrefix, p.view)));
+      if (!version) continue;
+      const base = `${config.keyPrefix}:${p.view}:v${version}:`;
+      const families = new Map<string, { keys: number; bytes: number }>();
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 2000);
+        cursor = next;
+        const pipe = redis.pipeline();
+        for (const k of keys) pipe.memory('USAGE', k);
+        const sizes = (await pipe.exec()) ?? [];
+        keys.forEach((k, i) => {
+          const suffix = k.slice(base.length).replace(/^\{p\d+\}:?/, '');
+          const fam = keyFamily(suffix) || '(partition root)';
+          const f = families.get(fam) ?? { keys: 0, bytes: 0 };
+          f.keys++;
+          f.bytes += Number(sizes[i]?.[1] ?? 0);
+          families.set(fam, f);
+        });
+      } while (cursor !== '0');
+      // Per event of the lead topic (the first: what the view is a view of); the others are joins.
+      const topics: Record<string, number> = {};
+      for (const t of p.topics) {
+        const offsets = await admin.fetchTopicOffsets(topicName(t, config.topicPrefix)).catch(() => []);
+        topics[t.name] = offsets.reduce((n, o) => n + Number(o.high) - Number(o.low), 0);
+      }
+      const events = topics[p.topics[0]!.name] ?? 0;
+      const bytes = [...families.values()].reduce((n, f) => n + f.bytes, 0);
+      const top = [...families].sort((a, b) => b[1].bytes - a[1].bytes);
+      views[p.view] = { version, bytes, events, topics, bytesPerEvent: events ? Math.round(bytes / events) : null, families: Object.fromEntries(top) };
+      console.log(
+        `${p.view.padEnd(24)} ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MiB  ${String(events).padStart(10)} events  ${events ? Math.round(bytes / events) : '-'} B/event`,
+      );
+      for (const [fam, f] of top.slice(0, 5)) console.log(`    ${fam.padEnd(28)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(8)} MiB in ${f.keys} keys`);
+    }
+  } finally {
+    await admin.disconnect();
+    redis.disconnect();
+  }
+  out.views = views;
+  const file = path.join(repoRoot, 'test/bench/results', `view-sizes${values.label ? `-${values.label}` : ''}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`results written to ${path.relative(repoRoot, file)}`);
+}
+
+if (require.main === module)
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
