@@ -14,7 +14,8 @@ import { defaultDataDir } from '../services/stack/paths';
  */
 
 const TICKER = process.env.SMOKE_TICKER ?? 'SPY';
-const waitS = Number(process.argv[process.argv.indexOf('--wait') + 1] || 0) * (process.argv.includes('--wait') ? 1 : 0);
+const waitAt = process.argv.indexOf('--wait');
+const waitS = waitAt >= 0 ? Number(process.argv[waitAt + 1] ?? 0) : 0;
 
 const dataDir = process.env.MDQ_DATA_DIR || defaultDataDir();
 const base = `http://127.0.0.1:${loadConfig().port}${V1}`;

@@ -1,18 +1,22 @@
 import { MONEY_TYPES, type MoneyType } from '../../services/domain/order-flow';
-import { FieldSet } from '../request/fields';
+import { FieldSet, type FieldDef } from '../request/fields';
 import type { FilterParam } from '../request/filter-object';
 import { EnumLookup } from '../request/names';
 import { TICKER_FILTER } from '../request/required-ticker';
+
+/** A contract's identity: what the heat-map's contracts and the surface legs have in common. */
+export interface ContractKeyRow {
+  ticker: string;
+  expirationDate: string;
+  strikePrice: number;
+  contractType: 'CALL' | 'PUT';
+}
 
 /**
  * A leg of a volatility surface as the snapshot endpoints filter it (term-structure,
  * exposure-by-strike): one contract at one snapshot with its moneyness at the snapshot's price.
  */
-export interface SurfaceLegRow {
-  ticker: string;
-  expirationDate: string;
-  strikePrice: number;
-  contractType: 'CALL' | 'PUT';
+export interface SurfaceLegRow extends ContractKeyRow {
   moneyType: MoneyType;
   delta: number;
   impliedVolatility: number;
@@ -21,7 +25,8 @@ export interface SurfaceLegRow {
 const contractTypeLookup = new EnumLookup('contract type', ['CALL', 'PUT']);
 const moneyTypeLookup = new EnumLookup('money type', MONEY_TYPES);
 
-export const SURFACE_FIELDS = new FieldSet<SurfaceLegRow>([
+/** The fields of a contract's identity, shared by the surface legs and the heat-map's contracts. */
+const CONTRACT_KEY_FIELDS: FieldDef<ContractKeyRow>[] = [
   { name: 'TICKER', aliases: ['TICKERS'], type: 'symbol', filterable: true, projectable: false, get: (r) => r.ticker },
   { name: 'EXPIRATION_DATE', aliases: ['EXPIRATION_DATES'], type: 'date', filterable: true, projectable: false, get: (r) => r.expirationDate },
   { name: 'STRIKE_PRICE', aliases: ['STRIKE_PRICES', 'STRIKE'], type: 'number', filterable: true, projectable: false, get: (r) => r.strikePrice },
@@ -34,6 +39,10 @@ export const SURFACE_FIELDS = new FieldSet<SurfaceLegRow>([
     projectable: false,
     get: (r) => r.contractType,
   },
+];
+
+export const SURFACE_FIELDS = new FieldSet<SurfaceLegRow>([
+  ...CONTRACT_KEY_FIELDS,
   { name: 'MONEY_TYPE', aliases: ['MONEY_TYPES'], type: 'enum', enumLookup: moneyTypeLookup, filterable: true, projectable: false, get: (r) => r.moneyType },
   { name: 'DELTA', type: 'number', filterable: true, projectable: false, get: (r) => r.delta },
   { name: 'IMPLIED_VOLATILITY', aliases: ['IV'], type: 'number', filterable: true, projectable: false, get: (r) => r.impliedVolatility },
@@ -72,27 +81,8 @@ export const SKEW_FILTERS: FilterParam[] = [
  * sources (the surface, the session's open interest, the flow cube's contract cells) and these
  * four fields are what all three carry under the same names.
  */
-export interface ContractKeyRow {
-  ticker: string;
-  expirationDate: string;
-  strikePrice: number;
-  contractType: 'CALL' | 'PUT';
-}
 
-export const HEAT_MAP_FIELDS = new FieldSet<ContractKeyRow>([
-  { name: 'TICKER', aliases: ['TICKERS'], type: 'symbol', filterable: true, projectable: false, get: (r) => r.ticker },
-  { name: 'EXPIRATION_DATE', aliases: ['EXPIRATION_DATES'], type: 'date', filterable: true, projectable: false, get: (r) => r.expirationDate },
-  { name: 'STRIKE_PRICE', aliases: ['STRIKE_PRICES', 'STRIKE'], type: 'number', filterable: true, projectable: false, get: (r) => r.strikePrice },
-  {
-    name: 'CONTRACT_TYPE',
-    aliases: ['CONTRACT_TYPES'],
-    type: 'enum',
-    enumLookup: contractTypeLookup,
-    filterable: true,
-    projectable: false,
-    get: (r) => r.contractType,
-  },
-]);
+export const HEAT_MAP_FIELDS = new FieldSet<ContractKeyRow>(CONTRACT_KEY_FIELDS);
 
 /** heat-map: the snapshot filters without moneyTypes, over HEAT_MAP_FIELDS. */
 export const HEAT_MAP_FILTERS: FilterParam[] = EXPOSURE_BY_EXPIRATION_FILTERS;

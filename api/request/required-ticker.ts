@@ -18,7 +18,7 @@ export const tickerSchema = (description = 'Underlying ticker (alias tickers): a
 
 /** The tickers of filter.ticker; a 400 when absent. */
 export function requiredTickers(parsed: ParsedFilter<unknown>): string[] {
-  const v = (parsed.values.get(TICKER_FILTER.key) ?? parsed.values.get('ticker')) as string[] | undefined;
+  const v = parsed.values.get(TICKER_FILTER.key) as string[] | undefined;
   if (!v) throw invalid('filter.ticker', 'is required');
   return v;
 }

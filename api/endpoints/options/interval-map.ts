@@ -3,7 +3,7 @@ import type { GreekMode } from '../../../services/domain/volatility';
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
 import { SURFACE_FIELDS, type SurfaceLegRow } from '../../fields/volatility';
 import { bucketKey, bucketStart } from '../../request/aggregation/buckets';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
+import { orderedMap } from '../../request/aggregation/ordered-map';
 import { aggregationPeriodSchema, parseAggregationPeriod } from '../../request/aggregation/period';
 import type { EndpointDef } from '../../request/endpoint';
 import { show } from '../../request/fields';
@@ -11,7 +11,7 @@ import { filterPredicate, parseFilterObject, type FilterParam } from '../../requ
 import { normalizeName } from '../../request/names';
 import { invalid } from '../../request/problem';
 import { parseTimeSelection, selectionSpanMs, selectorSchemas } from '../../request/time-selectors';
-import { surfaceExposures } from '../../views/volatility/exposure';
+import { legGrid, surfaceExposures } from '../../views/volatility/exposure';
 import { VolatilityReader, dayEndMs, dayStartMs, volatilityStamp } from '../../views/volatility/reader';
 import { greekModeSchema } from '../../views/volatility/request';
 import { requiredTicker } from '../../request/required-ticker';
@@ -139,30 +139,17 @@ export const intervalMap: EndpointDef = {
       if (!oi) oiBySession.set(date, (oi = await reader.openInterest(ticker, date)));
       const held = oi;
       const s = reader.pricedLegs(texts[i], (osi) => (held.get(osi) ?? 0) > 0);
-      if (s.spot === null) continue;
-      const byExp = new Map<string, Map<string, { CALL?: number; PUT?: number }>>();
-      for (const e of surfaceExposures(ticker, s.legs, s.spot, oi, greek, 'RAW', keep)) {
-        let strikes = byExp.get(e.expiration);
-        if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
-        const k = strikeKey(e.strike);
-        const cell = strikes.get(k) ?? {};
-        cell[e.right] = e.exposure;
-        strikes.set(k, cell);
-      }
-      if (!byExp.size) continue;
-      const cells = orderedMap(
-        [...byExp].map(
-          ([exp, strikes]) =>
-            [
-              exp,
-              orderedMap(
-                [...strikes].map(([k, c]) => [k, { ...(c.CALL !== undefined && { CALL: c.CALL }), ...(c.PUT !== undefined && { PUT: c.PUT }) }]),
-                'decimal',
-              ),
-            ] as const,
-        ),
-        'date',
+      const spot = s.spot;
+      if (spot === null) continue;
+      const cells = legGrid(
+        (function* () {
+          for (const e of surfaceExposures(ticker, s.legs, spot, oi, greek, 'RAW', keep))
+            yield { expiration: e.expiration, strike: e.strike, right: e.right, value: e.exposure };
+        })(),
+        'CALL',
+        'PUT',
       );
+      if (!Object.keys(cells).length) continue;
       buckets.push([bucketKey(start), cells]);
     }
     return { data: orderedMap(buckets, 'epochMs') };

@@ -3,8 +3,8 @@ import { DELTA_RANGE_FILTER, SURFACE_EXCLUSIVE, SURFACE_FIELDS, SURFACE_FILTERS 
 import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
 import type { EndpointDef } from '../../request/endpoint';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
-import { surfaceFilterSchema } from '../../views/volatility/request';
+import { parseTimeSelection } from '../../request/time-selectors';
+import { surfaceFilterSchema, surfaceRequestSchema, surfaceResponseSchema } from '../../views/volatility/request';
 import { requiredTicker } from '../../request/required-ticker';
 import { VolatilityReader, legRow, priceUnavailable, volatilityStamp } from '../../views/volatility/reader';
 
@@ -39,31 +39,12 @@ export const termStructure: EndpointDef = {
   views: [VOLATILITY_VIEW],
   cacheStamp: volatilityStamp,
   problems: ['UnderlyingPriceUnavailable'],
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter'],
-    properties: {
-      filter: surfaceFilterSchema(true),
-      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
-    },
-  },
-  responseSchema: {
-    type: 'object',
-    required: ['stockPrice', 'data'],
-    additionalProperties: false,
-    properties: {
-      stockPrice: { type: 'number', description: 'Underlying price of the snapshot, dollars.' },
-      data: {
-        type: 'object',
-        description: 'Expiration date (ascending) -> strike string (ascending) -> CALL/PUT -> leg.',
-        additionalProperties: {
-          type: 'object',
-          additionalProperties: { type: 'object', additionalProperties: false, properties: { CALL: LEG_SCHEMA, PUT: LEG_SCHEMA } },
-        },
-      },
-    },
-  },
+  requestSchema: surfaceRequestSchema(surfaceFilterSchema(true)),
+  responseSchema: surfaceResponseSchema(
+    'Underlying price of the snapshot, dollars.',
+    'Expiration date (ascending) -> strike string (ascending) -> CALL/PUT -> leg.',
+    LEG_SCHEMA,
+  ),
   examples: {
     session: { summary: 'SPY at the end of a session', request: { filter: { ticker: 'SPY' }, sessionDate: '2026-11-20' } },
     deltaBand: {

@@ -1,12 +1,12 @@
 import { VOLATILITY_VIEW } from '../../../services/views/volatility';
 import { SKEW_FILTERS, SURFACE_EXCLUSIVE, SURFACE_FIELDS } from '../../fields/volatility';
-import { orderedMap, strikeKey } from '../../request/aggregation/ordered-map';
+import { legGrid, type LegValue } from '../../views/volatility/exposure';
 import type { EndpointDef } from '../../request/endpoint';
 import { filterPredicate, parseFilterObject } from '../../request/filter-object';
 import { requiredTicker } from '../../request/required-ticker';
-import { parseTimeSelection, selectorSchemas } from '../../request/time-selectors';
+import { parseTimeSelection } from '../../request/time-selectors';
 import { VolatilityReader, legRow, priceUnavailable, volatilityStamp } from '../../views/volatility/reader';
-import { surfaceFilterSchema } from '../../views/volatility/request';
+import { surfaceFilterSchema, surfaceRequestSchema, surfaceResponseSchema } from '../../views/volatility/request';
 
 const IV = { type: 'number', description: 'Implied volatility, fractional, solved from the quote midpoint (as term-structure).' };
 
@@ -24,31 +24,12 @@ export const volatilitySkew: EndpointDef = {
   views: [VOLATILITY_VIEW],
   problems: ['UnderlyingPriceUnavailable'],
   cacheStamp: volatilityStamp,
-  requestSchema: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['filter'],
-    properties: {
-      filter: surfaceFilterSchema({ contractTypes: true }),
-      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
-    },
-  },
-  responseSchema: {
-    type: 'object',
-    required: ['stockPrice', 'data'],
-    additionalProperties: false,
-    properties: {
-      stockPrice: { type: 'number', description: 'Underlying price of the snapshot, dollars; 0.0 when no contract matches.' },
-      data: {
-        type: 'object',
-        description: 'Expiration date (ascending) -> strike string (ascending) -> {CALL, PUT} implied volatility.',
-        additionalProperties: {
-          type: 'object',
-          additionalProperties: { type: 'object', additionalProperties: false, properties: { CALL: IV, PUT: IV } },
-        },
-      },
-    },
-  },
+  requestSchema: surfaceRequestSchema(surfaceFilterSchema({ contractTypes: true })),
+  responseSchema: surfaceResponseSchema(
+    'Underlying price of the snapshot, dollars; 0.0 when no contract matches.',
+    'Expiration date (ascending) -> strike string (ascending) -> {CALL, PUT} implied volatility.',
+    IV,
+  ),
   examples: {
     session: { summary: 'SPY smile at the end of a session', request: { filter: { ticker: 'SPY' }, sessionDate: '2026-11-20' } },
     puts: {
@@ -69,31 +50,13 @@ export const volatilitySkew: EndpointDef = {
     const ms = await reader.snapshot(ticker, sel);
     const s = ms === null ? null : await reader.surface(ticker, ms);
     if (!s || s.spot === null) throw priceUnavailable(ticker, sel, ms);
-    const byExp = new Map<string, Map<string, { CALL?: number; PUT?: number }>>();
+    const legs: LegValue[] = [];
     for (const l of s.legs) {
       const row = legRow(ticker, l, s.spot);
-      if (!row || !keep(row)) continue;
-      let strikes = byExp.get(l.expiration);
-      if (!strikes) byExp.set(l.expiration, (strikes = new Map()));
-      const k = strikeKey(l.strike);
-      const cell = strikes.get(k) ?? {};
-      cell[l.right] = row.impliedVolatility;
-      strikes.set(k, cell);
+      if (row && keep(row)) legs.push({ expiration: l.expiration, strike: l.strike, right: l.right, value: row.impliedVolatility });
     }
-    if (!byExp.size) return { stockPrice: 0, data: {} };
-    const data = orderedMap(
-      [...byExp].map(
-        ([exp, strikes]) =>
-          [
-            exp,
-            orderedMap(
-              [...strikes].map(([k, c]) => [k, { ...(c.CALL !== undefined && { CALL: c.CALL }), ...(c.PUT !== undefined && { PUT: c.PUT }) }]),
-              'decimal',
-            ),
-          ] as const,
-      ),
-      'date',
-    );
+    if (!legs.length) return { stockPrice: 0, data: {} };
+    const data = legGrid(legs, 'CALL', 'PUT');
     return { stockPrice: s.spot, data };
   },
 };

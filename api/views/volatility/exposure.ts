@@ -66,16 +66,32 @@ export interface ExposureCell {
   putExposure?: number;
 }
 
-/** expiration (ascending) -> strike key (ascending) -> cell, from (expiration, strike, leg, exposure) entries. */
-export function exposureMap(entries: Iterable<LegExposure>): Record<string, Record<string, ExposureCell>> {
-  const byExp = new Map<string, Map<string, ExposureCell>>();
+/** A value of one leg of one contract, as the grids below take it. */
+export interface LegValue {
+  expiration: string;
+  strike: number;
+  right: 'CALL' | 'PUT';
+  value: number;
+}
+
+/**
+ * expiration (ascending) -> strike key (ascending) -> {[call]: sum, [put]: sum} of the legs'
+ * values, a leg without one omitting its key: the shape of exposure maps, the skew and the
+ * interval map's buckets. Empty entries give {}.
+ */
+export function legGrid<C extends string, P extends string>(
+  entries: Iterable<LegValue>,
+  call: C,
+  put: P,
+): Record<string, Record<string, Partial<Record<C | P, number>>>> {
+  const byExp = new Map<string, Map<string, { call?: number; put?: number }>>();
   for (const e of entries) {
     let strikes = byExp.get(e.expiration);
     if (!strikes) byExp.set(e.expiration, (strikes = new Map()));
     const k = strikeKey(e.strike);
     const cell = strikes.get(k) ?? {};
-    if (e.right === 'CALL') cell.callExposure = (cell.callExposure ?? 0) + e.exposure;
-    else cell.putExposure = (cell.putExposure ?? 0) + e.exposure;
+    if (e.right === 'CALL') cell.call = (cell.call ?? 0) + e.value;
+    else cell.put = (cell.put ?? 0) + e.value;
     strikes.set(k, cell);
   }
   return orderedMap(
@@ -84,15 +100,23 @@ export function exposureMap(entries: Iterable<LegExposure>): Record<string, Reco
         [
           exp,
           orderedMap(
-            [...strikes].map(([k, c]) => [
-              k,
-              { ...(c.callExposure !== undefined && { callExposure: c.callExposure }), ...(c.putExposure !== undefined && { putExposure: c.putExposure }) },
-            ]),
+            [...strikes].map(([k, c]) => [k, { ...(c.call !== undefined && { [call]: c.call }), ...(c.put !== undefined && { [put]: c.put }) }]),
             'decimal',
           ),
         ] as const,
     ),
     'date',
+  ) as Record<string, Record<string, Partial<Record<C | P, number>>>>;
+}
+
+/** expiration (ascending) -> strike key (ascending) -> cell, from (expiration, strike, leg, exposure) entries. */
+export function exposureMap(entries: Iterable<LegExposure>): Record<string, Record<string, ExposureCell>> {
+  return legGrid(
+    (function* () {
+      for (const e of entries) yield { expiration: e.expiration, strike: e.strike, right: e.right, value: e.exposure };
+    })(),
+    'callExposure',
+    'putExposure',
   );
 }
 

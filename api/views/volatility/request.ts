@@ -103,3 +103,36 @@ export function exposureResponseSchema(mapDescription: string): JsonSchema {
     },
   };
 }
+
+/** The request of the snapshot-surface endpoints (term-structure, volatility-skew): a filter and a snapshot. */
+export function surfaceRequestSchema(filter: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['filter'],
+    properties: {
+      filter,
+      ...selectorSchemas(['sessionDate', 'snapshotTime'], 'Default: the latest snapshot.'),
+    },
+  };
+}
+
+/** Their response: the snapshot's price and expiration -> strike -> {CALL, PUT} -> `leg`. */
+export function surfaceResponseSchema(stockPriceDescription: string, dataDescription: string, leg: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    required: ['stockPrice', 'data'],
+    additionalProperties: false,
+    properties: {
+      stockPrice: { type: 'number', description: stockPriceDescription },
+      data: {
+        type: 'object',
+        description: dataDescription,
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: { type: 'object', additionalProperties: false, properties: { CALL: leg, PUT: leg } },
+        },
+      },
+    },
+  };
+}
