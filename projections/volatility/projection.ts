@@ -3,16 +3,18 @@ import { topicFor } from '../../schemas/catalog';
 import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../../services/domain/calendar';
 import { parseOsi } from '../../services/domain/osi';
 import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
-import { atmIv, surfaceGreeks } from '../../services/domain/volatility';
+import { atmIv, surfaceIv } from '../../services/domain/volatility';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
   PRICE_KIND_RANK,
   VOLATILITY_LAYOUT_FORMAT,
   VOLATILITY_VIEW,
+  decodeOpenInterest,
   decodeSurface,
+  encodeOpenInterest,
   encodeSurface,
+  osiParts,
   spotAt,
-  surfaceLegs,
   volKey,
   type IvIndexEntry,
   type Surface,
@@ -63,7 +65,7 @@ class ChunkState {
   readonly ops: RedisOp[] = [];
   private readonly prices = new Map<string, Map<number, string>>();
   private readonly surfaces = new Map<string, { ticker: string; ms: number; surface: Surface; dirty: boolean }>();
-  private readonly oi = new Map<string, { ticker: string; date: string; values: Record<string, number>; dirty: boolean }>();
+  private readonly oi = new Map<string, { ticker: string; date: string; values: Map<string, number>; dirty: boolean }>();
   private readonly addedSnaps = new Map<string, Set<number>>();
 
   constructor(
@@ -87,9 +89,10 @@ class ChunkState {
     const id = `${ticker}|${ms}`;
     let s = this.surfaces.get(id);
     if (!s) {
-      const text = await this.redis.get(volKey.surface(this.k, ticker, ms));
-      s = { ticker, ms, surface: text ? decodeSurface(text) : { spot: null, contracts: new Map() }, dirty: false };
-      if (!text) this.addSnapshot(ticker, ms);
+      const stored = await this.redis.getBuffer(volKey.surface(this.k, ticker, ms));
+      // The stored rate and dividend are this projection's own: a view is built by one configuration.
+      s = { ticker, ms, surface: stored ? decodeSurface(stored) : { spot: null, contracts: new Map() }, dirty: false };
+      if (!stored) this.addSnapshot(ticker, ms);
       this.surfaces.set(id, s);
     }
     return s;
@@ -113,8 +116,8 @@ class ChunkState {
     const id = `${ticker}|${date}`;
     let o = this.oi.get(id);
     if (!o) {
-      const text = await this.redis.get(volKey.openInterest(this.k, ticker, date));
-      o = { ticker, date, values: text ? (JSON.parse(text) as Record<string, number>) : {}, dirty: false };
+      const stored = await this.redis.getBuffer(volKey.openInterest(this.k, ticker, date));
+      o = { ticker, date, values: stored ? decodeOpenInterest(stored) : new Map<string, number>(), dirty: false };
       this.oi.set(id, o);
     }
     return o;
@@ -125,10 +128,10 @@ class ChunkState {
     const dividend = dividendYield(ticker);
     for (const c of surface.contracts.values()) {
       const p = parseOsi(c.osi)!;
-      c.greeks =
+      c.iv =
         surface.spot === null
           ? null
-          : surfaceGreeks({ right: p.right, strike: p.strike, expiration: p.expiration, bid: c.bid, ask: c.ask }, surface.spot, ms, this.rate, dividend);
+          : surfaceIv({ right: p.right, strike: p.strike, expiration: p.expiration, bid: c.bid, ask: c.ask }, surface.spot, ms, this.rate, dividend);
     }
   }
 
@@ -139,12 +142,12 @@ class ChunkState {
   async finish(): Promise<RedisOp[]> {
     for (const o of this.oi.values()) {
       if (!o.dirty) continue;
-      const sorted = Object.fromEntries(Object.entries(o.values).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      this.ops.push(['SET', volKey.openInterest(this.k, o.ticker, o.date), JSON.stringify(sorted)]);
+      this.ops.push(['SET', volKey.openInterest(this.k, o.ticker, o.date), encodeOpenInterest(o.values)]);
     }
     for (const s of this.surfaces.values()) {
       if (!s.dirty) continue;
-      this.ops.push(['SET', volKey.surface(this.k, s.ticker, s.ms), encodeSurface(s.surface)]);
+      const pricing = { rate: this.rate, dividend: dividendYield(s.ticker) };
+      this.ops.push(['SET', volKey.surface(this.k, s.ticker, s.ms), encodeSurface(s.surface, pricing)]);
       await this.indexIfLast(s.ticker, s.ms, s.surface);
     }
     return this.ops;
@@ -167,11 +170,12 @@ class ChunkState {
 /** The at-the-money IV of each expiration of a surface, per leg (services/domain/volatility.ts atmIv). */
 export function ivIndexEntry(surface: Surface): IvIndexEntry {
   const byExp = new Map<string, { CALL: { strike: number; iv: number }[]; PUT: { strike: number; iv: number }[] }>();
-  for (const l of surfaceLegs(surface)) {
-    if (!l.greeks) continue;
-    let e = byExp.get(l.expiration);
-    if (!e) byExp.set(l.expiration, (e = { CALL: [], PUT: [] }));
-    e[l.right].push({ strike: l.strike, iv: l.greeks.iv });
+  for (const c of surface.contracts.values()) {
+    const p = c.iv === null ? null : osiParts(c.osi);
+    if (!p) continue;
+    let e = byExp.get(p.expiration);
+    if (!e) byExp.set(p.expiration, (e = { CALL: [], PUT: [] }));
+    e[p.right].push({ strike: p.strike, iv: c.iv! });
   }
   const spot = surface.spot!;
   const e: IvIndexEntry['e'] = [...byExp.entries()]
@@ -243,12 +247,7 @@ async function applyQuotes(st: ChunkState, events: QuoteEvent[]): Promise<void> 
       const p = parseOsi(e.osi);
       if (!p) continue;
       const q = { right: p.right, strike: p.strike, expiration: p.expiration, bid: e.bidPrice, ask: e.askPrice };
-      s.surface.contracts.set(e.osi, {
-        osi: e.osi,
-        bid: e.bidPrice,
-        ask: e.askPrice,
-        greeks: spot === null ? null : surfaceGreeks(q, spot, ms, st.rate, dividend),
-      });
+      s.surface.contracts.set(e.osi, { osi: e.osi, bid: e.bidPrice, ask: e.askPrice, iv: spot === null ? null : surfaceIv(q, spot, ms, st.rate, dividend) });
     }
     st.markDirty(ticker, ms);
   }
@@ -258,8 +257,8 @@ async function applyOpenInterest(st: ChunkState, events: OpenInterestEvent[]): P
   for (const e of events) {
     const o = await st.openInterestOf(e.ticker, e.sessionDate);
     const v = Number(e.openInterest);
-    if (o.values[e.osi] === v) continue;
-    o.values[e.osi] = v;
+    if (o.values.get(e.osi) === v) continue;
+    o.values.set(e.osi, v);
     o.dirty = true;
   }
 }

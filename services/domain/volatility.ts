@@ -40,15 +40,26 @@ export function yearsToExpiry(atMs: number, expiration: string): number {
   return Math.max(daysToExpiration(atMs, expiration), 0) / 365;
 }
 
-/** IV and greeks of one contract at a snapshot, or null when the quote admits no IV. */
-export function surfaceGreeks(q: SurfaceQuote, spot: number, atMs: number, rate: number, dividend: number): SurfaceGreeks | null {
+/** The IV of one contract at a snapshot, or null when the quote admits none. */
+export function surfaceIv(q: SurfaceQuote, spot: number, atMs: number, rate: number, dividend: number): number | null {
   const mid = quoteMid(q.bid, q.ask);
   if (mid === null || !(spot > 0)) return null;
-  const inputs = { right: q.right, spot, strike: q.strike, t: yearsToExpiry(atMs, q.expiration), rate, dividend };
-  const iv = impliedVolatility(mid, inputs);
-  if (iv === null) return null;
-  const g = bsmGreeks({ ...inputs, vol: iv });
+  return impliedVolatility(mid, { right: q.right, spot, strike: q.strike, t: yearsToExpiry(atMs, q.expiration), rate, dividend });
+}
+
+/**
+ * The greeks of a contract at its IV, `t` being yearsToExpiry of the snapshot: what a surface
+ * stores only the IV of, since these follow from it (and the snapshot's price, rate and dividend).
+ */
+export function greeksAtIv(right: OptionRight, strike: number, t: number, spot: number, rate: number, dividend: number, iv: number): SurfaceGreeks {
+  const g = bsmGreeks({ right, spot, strike, t, rate, dividend, vol: iv });
   return { iv, delta: g.delta, gamma: g.gamma, charm: g.charm, vanna: g.vanna };
+}
+
+/** IV and greeks of one contract at a snapshot, or null when the quote admits no IV. */
+export function surfaceGreeks(q: SurfaceQuote, spot: number, atMs: number, rate: number, dividend: number): SurfaceGreeks | null {
+  const iv = surfaceIv(q, spot, atMs, rate, dividend);
+  return iv === null ? null : greeksAtIv(q.right, q.strike, yearsToExpiry(atMs, q.expiration), spot, rate, dividend, iv);
 }
 
 export const GREEK_MODES = ['CHARM', 'DELTA', 'GAMMA', 'VANNA'] as const;

@@ -132,13 +132,13 @@ export const intervalMap: EndpointDef = {
     const buckets: [string, Record<string, Record<string, { CALL?: number; PUT?: number }>>][] = [];
     // Every bucket's surface in one round trip; of each, objects only for the priced legs with open
     // interest (the others have no exposure): building every contract's leg was most of the CPU.
-    const texts = await reader.surfaceTexts(ticker, [...last.values()]);
+    const stored = await reader.storedSurfaces(ticker, [...last.values()]);
     for (const [i, [start, ms]] of [...last].entries()) {
       const date = sessionDateOf(ms);
       let oi = oiBySession.get(date);
       if (!oi) oiBySession.set(date, (oi = await reader.openInterest(ticker, date)));
       const held = oi;
-      const s = reader.pricedLegs(texts[i], (osi) => (held.get(osi) ?? 0) > 0);
+      const s = reader.pricedLegs(stored[i], ms, (osi) => (held.get(osi) ?? 0) > 0);
       const spot = s.spot;
       if (spot === null) continue;
       const cells = legGrid(

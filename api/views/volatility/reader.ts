@@ -2,9 +2,8 @@ import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../
 import { moneynessOf } from '../../../services/domain/order-flow';
 import {
   VOLATILITY_VIEW,
-  decodePricedLegs,
-  decodeSurface,
-  surfaceLegs,
+  decodeOpenInterest,
+  surfaceLegsAt,
   volKey,
   volatilityKeys,
   type IvIndexEntry,
@@ -65,27 +64,25 @@ export class VolatilityReader {
   }
 
   async surface(ticker: string, ms: number): Promise<{ spot: number | null; legs: SurfaceLeg[] }> {
-    const text = this.version === null ? null : await this.ctx.redis.get(volKey.surface(this.keys(ticker), ticker, ms));
-    if (!text) return { spot: null, legs: [] };
-    const s = decodeSurface(text);
-    return { spot: s.spot, legs: surfaceLegs(s) };
+    const stored = this.version === null ? null : await this.ctx.redis.getBuffer(volKey.surface(this.keys(ticker), ticker, ms));
+    return stored ? surfaceLegsAt(stored, ms) : { spot: null, legs: [] };
   }
 
   /** The stored surfaces at several instants in one pipelined round trip (null where none). */
-  async surfaceTexts(ticker: string, instants: readonly number[]): Promise<(string | null)[]> {
+  async storedSurfaces(ticker: string, instants: readonly number[]): Promise<(Buffer | null)[]> {
     if (this.version === null || !instants.length) return instants.map(() => null);
-    return this.ctx.redis.mget(instants.map((ms) => volKey.surface(this.keys(ticker), ticker, ms)));
+    return this.ctx.redis.mgetBuffer(instants.map((ms) => volKey.surface(this.keys(ticker), ticker, ms)));
   }
 
-  /** The priced legs of a stored surface that `want` keeps (services/views/volatility.ts decodePricedLegs). */
-  pricedLegs(text: string | null, want: (osi: string) => boolean): { spot: number | null; legs: SurfaceLeg[] } {
-    return text ? decodePricedLegs(text, want) : { spot: null, legs: [] };
+  /** The priced legs that `want` keeps of a stored surface taken at `ms` (services/views/volatility.ts surfaceLegsAt). */
+  pricedLegs(stored: Buffer | null, ms: number, want: (osi: string) => boolean): { spot: number | null; legs: SurfaceLeg[] } {
+    return stored ? surfaceLegsAt(stored, ms, { want, pricedOnly: true }) : { spot: null, legs: [] };
   }
 
-  /** Open interest of a session by osi (the start-of-session figure published for it). */
+  /** Open interest of a session by osi (the start-of-session figure published for it), ascending. */
   async openInterest(ticker: string, date: string): Promise<Map<string, number>> {
-    const text = this.version === null ? null : await this.ctx.redis.get(volKey.openInterest(this.keys(ticker), ticker, date));
-    return new Map(text ? Object.entries(JSON.parse(text) as Record<string, number>) : []);
+    const stored = this.version === null ? null : await this.ctx.redis.getBuffer(volKey.openInterest(this.keys(ticker), ticker, date));
+    return stored ? decodeOpenInterest(stored) : new Map();
   }
 
   /** The iv-rank record of every session held, ascending by date. */

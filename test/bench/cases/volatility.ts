@@ -11,7 +11,7 @@ import type Redis from 'ioredis';
 import type { Pool } from 'pg';
 import { strikeKey } from '../../../api/request/aggregation/ordered-map';
 import { sessionDateOf } from '../../../services/domain/calendar';
-import { decodeSurface, surfaceLegs } from '../../../services/views/volatility';
+import { decodeOpenInterest, surfaceLegsAt } from '../../../services/views/volatility';
 import { insertRows, near, type SideBySideQuery } from '../side-by-side';
 
 // --- PostgreSQL ---------------------------------------------------------------------------------
@@ -46,14 +46,14 @@ export async function loadVolatilityPostgres(
     const instants = (await redis.zrange(snapsKey, 0, -1)).map(Number);
     for (let i = 0; i < instants.length; i += 200) {
       const part = instants.slice(i, i + 200);
-      const texts = await redis.mget(part.map((ms) => `${base}:s:${ticker}:${ms}`));
+      const stored = await redis.mgetBuffer(part.map((ms) => `${base}:s:${ticker}:${ms}`));
       const snapRows: unknown[][] = [];
       const quoteRows: unknown[][] = [];
       part.forEach((ms, j) => {
-        if (!texts[j]) return;
-        const s = decodeSurface(texts[j]!);
+        if (!stored[j]) return;
+        const s = surfaceLegsAt(stored[j]!, ms);
         snapRows.push([ticker, ms, sessionDateOf(ms), s.spot]);
-        for (const l of surfaceLegs(s)) {
+        for (const l of s.legs) {
           const g = l.greeks;
           quoteRows.push([
             ticker,
@@ -111,11 +111,11 @@ export async function loadVolatilityPostgres(
   const oiKeys = await keysOf(`${prefix}:volatility:v1:*:oi:*`);
   for (let i = 0; i < oiKeys.length; i += 200) {
     const part = oiKeys.slice(i, i + 200);
-    const texts = await redis.mget(part);
+    const stored = await redis.mgetBuffer(part);
     const rows: unknown[][] = [];
     part.forEach((key, j) => {
       const [ticker, date] = key.split(':').slice(-2);
-      for (const [osi, n] of Object.entries(JSON.parse(texts[j] ?? '{}') as Record<string, number>)) rows.push([ticker, date, osi, n]);
+      for (const [osi, n] of stored[j] ? decodeOpenInterest(stored[j]!) : []) rows.push([ticker, date, osi, n]);
     });
     await insertRows(
       pool,
