@@ -32,6 +32,9 @@ async function main(): Promise<void> {
       log: console.error,
     });
     const after = await usedMemory(redis);
+    const byKind = await memoryByKind(redis, (parts) => parts[0]);
+    let snapshots = 0;
+    for (const key of await redis.keys('bench:volatility:*:snaps:*')) snapshots += await redis.zcard(key);
     const results = {
       profile: PROFILE,
       sessions: days.length,
@@ -41,9 +44,10 @@ async function main(): Promise<void> {
       events: counts,
       usedMemoryBytes: after - before,
       usedMemoryMB: Number(((after - before) / 1048576).toFixed(1)),
-      memoryUsageByKindMB: Object.fromEntries(
-        Object.entries(await memoryByKind(redis, (parts) => parts[0])).map(([k, v]) => [k, Number((v / 1048576).toFixed(2))]),
-      ),
+      memoryUsageByKindMB: Object.fromEntries(Object.entries(byKind).map(([k, v]) => [k, Number((v / 1048576).toFixed(2))])),
+      // A snapshot's bytes: the surfaces' MEMORY USAGE over the snapshot instants held (snaps: members).
+      snapshots,
+      surfaceBytesPerSnapshot: Math.round((byKind.s ?? 0) / snapshots),
       // One process computing and applying chunks in turn: no Kafka, no decoding.
       projectedQuotesPerSecondInProcess: Math.round(quotes / (projectMs / 1000)),
       redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
