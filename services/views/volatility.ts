@@ -62,13 +62,28 @@ export interface SurfacePricing {
   dividend: number;
 }
 
+// The first byte of a layout-2 surface or open-interest value; a layout-1 value is JSON, so its
+// first byte is "{". The API reads the old version of the view while the projector rebuilds the
+// new one, so its readers take both (surfaceLegsAt, decodeOpenInterest).
+const LAYOUT_2 = 2;
+const JSON_OPEN = 0x7b;
+
+function packed(body: Buffer): Buffer {
+  return Buffer.concat([Buffer.of(LAYOUT_2), deflateRawSync(body)]);
+}
+
+function unpacked(stored: Buffer): ByteReader {
+  if (stored[0] !== LAYOUT_2) throw new Error(`not a layout-${LAYOUT_2} volatility value (first byte ${stored[0]})`);
+  return new ByteReader(inflateRawSync(stored.subarray(1)));
+}
+
 // Per-contract kind bits of a stored surface.
 const PRICED = 1;
 const BID_CENTS = 2;
 const ASK_CENTS = 4;
 
 /**
- * A surface as stored: raw deflate of
+ * A surface as stored: a 2 (the layout), then raw deflate of
  *
  *   u8 1 when a spot follows, f64 spot, f64 rate, f64 dividend, varint n,
  *   n front-coded osi (sorted), n kind bytes (priced, bid in cents, ask in cents),
@@ -112,11 +127,11 @@ export function encodeSurface(s: Surface, pricing: SurfacePricing): Buffer {
     else w.varint(ask);
   });
   writeDoublePlanes(w, ivs);
-  return deflateRawSync(w.done());
+  return packed(w.done());
 }
 
 export function decodeSurface(stored: Buffer): Surface & { pricing: SurfacePricing } {
-  const r = new ByteReader(inflateRawSync(stored));
+  const r = unpacked(stored);
   const spot = r.u8() === 1 ? r.f64() : null;
   const pricing = { rate: r.f64(), dividend: r.f64() };
   const n = r.varint();
@@ -181,6 +196,7 @@ export function surfaceLegsAt(
   ms: number,
   o: { want?: (osi: string) => boolean; pricedOnly?: boolean } = {},
 ): { spot: number | null; legs: SurfaceLeg[] } {
+  if (stored[0] === JSON_OPEN) return layout1Legs(stored, o);
   const s = decodeSurface(stored);
   const { rate, dividend } = s.pricing;
   const years = new Map<string, number>();
@@ -201,8 +217,9 @@ export function surfaceLegsAt(
 }
 
 /**
- * A session's open interest as stored: raw deflate of varint n, n front-coded osi (sorted) and
- * n values (varint), or of its JSON object behind a 0 byte when a value is not a whole number.
+ * A session's open interest as stored: a 2 (the layout), then raw deflate of a 1, varint n, n
+ * front-coded osi (sorted) and n values (varint); or of a 0 and its JSON object when a value is
+ * not a whole number.
  */
 export function encodeOpenInterest(values: ReadonlyMap<string, number>): Buffer {
   const list = [...values.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -216,18 +233,35 @@ export function encodeOpenInterest(values: ReadonlyMap<string, number>): Buffer 
     w.u8(0);
     w.utf8(JSON.stringify(Object.fromEntries(list)));
   }
-  return deflateRawSync(w.done());
+  return packed(w.done());
 }
 
 /** By osi, ascending. */
 export function decodeOpenInterest(stored: Buffer): Map<string, number> {
-  const r = new ByteReader(inflateRawSync(stored));
+  if (stored[0] === JSON_OPEN) return new Map(Object.entries(JSON.parse(stored.toString('utf8')) as Record<string, number>));
+  const r = unpacked(stored);
   if (r.u8() === 0) return new Map(Object.entries(JSON.parse(r.utf8()) as Record<string, number>));
   const n = r.varint();
   const osis = r.frontCoded(n);
   const out = new Map<string, number>();
   for (const osi of osis) out.set(osi, r.varint());
   return out;
+}
+
+type Layout1Contract = [string, number, number] | [string, number, number, number, number, number, number, number];
+
+/** surfaceLegsAt of a layout-1 surface: JSON {s: spot, c: [[osi, bid, ask, iv?, delta?, gamma?, charm?, vanna?]...]}. */
+function layout1Legs(stored: Buffer, o: { want?: (osi: string) => boolean; pricedOnly?: boolean }): { spot: number | null; legs: SurfaceLeg[] } {
+  const v = JSON.parse(stored.toString('utf8')) as { s: number | null; c: Layout1Contract[] };
+  const legs: SurfaceLeg[] = [];
+  for (const c of v.c) {
+    if ((o.pricedOnly && c.length !== 8) || (o.want && !o.want(c[0]))) continue;
+    const p = osiParts(c[0]);
+    if (!p) continue;
+    const greeks = c.length === 8 ? { iv: c[3], delta: c[4], gamma: c[5], charm: c[6], vanna: c[7] } : null;
+    legs.push({ osi: c[0], bid: c[1], ask: c[2], greeks, right: p.right, strike: p.strike, expiration: p.expiration });
+  }
+  return { spot: v.s, legs };
 }
 
 /** Price kinds in px hashes, by precedence at one instant: the official close over a tick over the open. */

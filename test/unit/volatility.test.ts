@@ -121,7 +121,8 @@ describe('surface storage and selection rules', () => {
       for (const f of ['bid', 'ask', 'iv'] as const) expect(Object.is(c[f], cs[i][f])).toBe(true);
     });
     // The body, inflated: the cents of 2.35 and 2.30 are 235 and a spread of -5 (zigzag 9).
-    const body = inflateRawSync(stored);
+    expect(stored[0]).toBe(2);
+    const body = inflateRawSync(stored.subarray(1));
     const w = new ByteWriter();
     w.u8(0);
     w.f64(-0.001);
@@ -181,7 +182,7 @@ describe('surface storage and selection rules', () => {
     ]);
     const back = decodeOpenInterest(encodeOpenInterest(whole));
     expect([...back]).toEqual([...whole].sort(([a], [b]) => (a < b ? -1 : 1)));
-    const body = inflateRawSync(encodeOpenInterest(whole));
+    const body = inflateRawSync(encodeOpenInterest(whole).subarray(1));
     const w = new ByteWriter();
     w.u8(1);
     w.varint(3);
@@ -198,7 +199,32 @@ describe('surface storage and selection rules', () => {
       ['A', 2 ** 60],
       ['B', 1.5],
     ]);
-    expect(inflateRawSync(encodeOpenInterest(odd))[0]).toBe(0);
+    expect(inflateRawSync(encodeOpenInterest(odd).subarray(1))[0]).toBe(0);
+  });
+
+  it('still reads layout-1 (JSON) surfaces and open interest, which the API serves while the view rebuilds', () => {
+    const greeks = { iv: 0.2, delta: 0.5, gamma: 0.01, charm: -0.002, vanna: 0.001 };
+    const json = JSON.stringify({
+      s: 601.5,
+      c: [
+        ['SPY   261218C00600000', 10, 10.2, greeks.iv, greeks.delta, greeks.gamma, greeks.charm, greeks.vanna],
+        ['SPY   261218P00600000', 0, 9],
+      ],
+    });
+    expect(surfaceLegsAt(Buffer.from(json), 0)).toEqual({
+      spot: 601.5,
+      legs: [
+        { osi: 'SPY   261218C00600000', bid: 10, ask: 10.2, greeks, right: 'CALL', strike: 600, expiration: '2026-12-18' },
+        { osi: 'SPY   261218P00600000', bid: 0, ask: 9, greeks: null, right: 'PUT', strike: 600, expiration: '2026-12-18' },
+      ],
+    });
+    expect(surfaceLegsAt(Buffer.from(json), 0, { pricedOnly: true }).legs.map((l) => l.osi)).toEqual(['SPY   261218C00600000']);
+    expect([...decodeOpenInterest(Buffer.from('{"SPY   261218C00600000":12,"SPY   261218P00600000":3}'))]).toEqual([
+      ['SPY   261218C00600000', 12],
+      ['SPY   261218P00600000', 3],
+    ]);
+    // The projection writes and reads layout 2 only.
+    expect(() => decodeSurface(Buffer.from(json))).toThrow('not a layout-2 volatility value');
   });
 
   it('packs varints, zigzag integers, byte planes and front-coded strings losslessly', () => {
