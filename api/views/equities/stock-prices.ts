@@ -2,8 +2,9 @@ import type Redis from 'ioredis';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
-import { decodeBars, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
-import { STOCK_PRICES_VIEW, parsePriceMember, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
+import { SESSION_BAR_LAST, decodeBars, decodeSessionBar, minuteEvents, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
+import { MINUTE_MS, blockNumber, blockOrigin, blockStart } from '../../../services/views/equities/price-blocks';
+import { STOCK_PRICES_VIEW, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
 
 /**
  * Reads of the stock-price view (services/views/equities/stock-prices.ts): a ticker's price at an
@@ -44,8 +45,11 @@ export class StockPrices {
     const k = this.keys(ticker);
     const [date] = await this.redis.zrange(k.key(...sessionsKeySuffix(ticker)), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1);
     if (date === undefined) return null;
-    const [member] = await this.redis.zrange(k.key(...pricesKeySuffix(date, ticker)), -1, -1);
-    return member === undefined ? null : { sessionDate: date, ...parsePriceMember(member) };
+    // The session bar's close is the session's last event (price-bars.ts).
+    const head = await this.redis.getrangeBuffer(k.key(...priceBarsSuffix(date, ticker)), 0, SESSION_BAR_LAST);
+    if (!head.length) return null;
+    const bar = decodeSessionBar(head);
+    return { sessionDate: date, time: bar.closeTime, price: bar.close };
   }
 
   /**
@@ -71,19 +75,31 @@ export class StockPrices {
       if (!list) byPartition.set(p, (list = []));
       list.push(t);
     }
-    const bound = beforeMs === null ? '' : `(${beforeMs}`;
-    const run = (this.redis as unknown as WithLastPrices).mdqLastPrices;
+    const origin = blockOrigin(sessionDate);
+    const field = beforeMs === null ? '' : String(blockNumber(origin, beforeMs));
+    const run = (this.redis as unknown as WithLastPrices).mdqLastPricesBuffer;
     const groups = [...byPartition];
     const replies = await Promise.all(
       groups.map(([p, list]) => {
         const k = new PartitionKeys(this.prefix, STOCK_PRICES_VIEW, this.version, p);
-        return run.call(this.redis, list.length, ...list.map((t) => k.key(...pricesKeySuffix(sessionDate, t))), bound);
+        const keys = list.flatMap((t) => [k.key(...priceBarsSuffix(sessionDate, t)), k.key(...pricesKeySuffix(sessionDate, t))]);
+        return run.call(this.redis, keys.length, ...keys, beforeMs === null ? '' : String(beforeMs), field);
       }),
     );
     const out = new Map<string, number>();
     groups.forEach(([, list], g) =>
-      replies[g].forEach((m, i) => {
-        if (m) out.set(list[i], parsePriceMember(m).price);
+      list.forEach((ticker, i) => {
+        const record = replies[g][2 * i];
+        if (!record?.length) return;
+        const bar = decodeSessionBar(record);
+        if (beforeMs === null || bar.closeTime < beforeMs) {
+          out.set(ticker, bar.close);
+          return;
+        }
+        // The instant falls inside this minute's events: the last of them before it.
+        const minute = bar.openTime - (bar.openTime % MINUTE_MS);
+        const within = minuteEvents(bar, replies[g][2 * i + 1], blockStart(origin, Number(field)), minute, minute, beforeMs);
+        if (within.length) out.set(ticker, within[within.length - 1].price);
       }),
     );
     return out;
@@ -91,26 +107,45 @@ export class StockPrices {
 }
 
 /**
- * Per key (price zsets of one partition: one hash tag), its last member with a score below ARGV[1]
- * (an exclusive bound such as "(1731337200000"), or its last member when ARGV[1] is empty; nil
- * where there is none.
+ * Per ticker (its bar table, then its price blocks: KEYS in pairs, one partition's hash tag), the
+ * bar that answers "the last price before ARGV[1]": the session bar (record 0) when ARGV[1] is
+ * empty, else the last minute bar that opened before ARGV[1] (a binary search over the table's
+ * 48-byte records, ascending by minute), followed by the block ARGV[2] when that minute closes at or
+ * after ARGV[1] (so the answer is one of its events); false where there is none.
  */
 const LAST_PRICES_LUA = `
 local out = {}
-for i, key in ipairs(KEYS) do
-  local r
-  if ARGV[1] == '' then r = redis.call('ZRANGE', key, -1, -1)
-  else r = redis.call('ZRANGE', key, ARGV[1], '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1) end
-  out[i] = r[1] or false
+local bound = tonumber(ARGV[1])
+for i = 1, #KEYS, 2 do
+  local rec, block = false, false
+  if not bound then
+    local r = redis.call('GETRANGE', KEYS[i], 0, 47)
+    if #r == 48 then rec = r end
+  else
+    local t = redis.call('GET', KEYS[i])
+    if t then
+      local lo, hi = 1, #t / 48 - 1
+      while lo <= hi do
+        local mid = math.floor((lo + hi) / 2)
+        if struct.unpack('<d', t, mid * 48 + 1) < bound then lo = mid + 1 else hi = mid - 1 end
+      end
+      if hi >= 1 then
+        rec = string.sub(t, hi * 48 + 1, hi * 48 + 48)
+        if struct.unpack('<d', rec, 33) >= bound then block = redis.call('HGET', KEYS[i + 1], ARGV[2]) end
+      end
+    end
+  end
+  out[#out + 1] = rec
+  out[#out + 1] = block
 end
 return out
 `;
 
 interface WithLastPrices {
-  mdqLastPrices(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
+  mdqLastPricesBuffer(numKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
 }
 
 /** Defines the script on the client once (ioredis sends EVALSHA, EVAL after a NOSCRIPT). */
 function defineLastPrices(redis: Redis): void {
-  if (!(redis as unknown as Partial<WithLastPrices>).mdqLastPrices) redis.defineCommand('mdqLastPrices', { lua: LAST_PRICES_LUA });
+  if (!(redis as unknown as Partial<WithLastPrices>).mdqLastPricesBuffer) redis.defineCommand('mdqLastPrices', { lua: LAST_PRICES_LUA });
 }
