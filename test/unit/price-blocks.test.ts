@@ -11,6 +11,7 @@ import {
   comparePoints,
   decodeBlock,
   encodeBlock,
+  lastBefore,
   needsBlock,
   type PricePoint,
 } from '../../services/views/equities/price-blocks';
@@ -156,6 +157,22 @@ describe('price blocks: layout', () => {
       points.push(points[0], { time: points[0].time, price: points[0].price + 0.01 });
       expect(decodeBlock(start, encodeBlock(start, canonical(points)))).toEqual(zsetOrder(points));
     }
+  });
+
+  it('lastBefore: the last event before an instant, in the zset’s order, without decoding the rest', () => {
+    const t = START + 7000;
+    const points = canonical([
+      { time: t - 1000, price: 101 },
+      { time: t, price: 99.5 },
+      { time: t, price: 100.25 },
+      { time: t + 1500, price: 1 / 3 },
+    ]);
+    const buf = encodeBlock(START, points);
+    expect(lastBefore(START, buf, t - 1000)).toBeUndefined();
+    expect(lastBefore(START, buf, t)).toBe(101);
+    expect(lastBefore(START, buf, t + 1)).toBe(99.5); // the last of the two at t: "99.5" > "100.25"
+    expect(lastBefore(START, buf, t + 1500)).toBe(99.5);
+    expect(lastBefore(START, buf, Infinity)).toBe(1 / 3);
   });
 
   it('refuses malformed blocks', () => {

@@ -1,9 +1,10 @@
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { sessionBounds } from '../../../services/domain/calendar';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
-import { SESSION_BAR_LAST, decodeBars, decodeSessionBar, minuteEvents, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
-import { MINUTE_MS, blockNumber, blockOrigin, blockStart } from '../../../services/views/equities/price-blocks';
+import { SESSION_BAR_LAST, decodeBars, decodeSessionBar, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
+import { MINUTE_MS, blockNumber, blockOrigin, blockStart, lastBefore } from '../../../services/views/equities/price-blocks';
 import { STOCK_PRICES_VIEW, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
 
 /**
@@ -77,13 +78,16 @@ export class StockPrices {
     }
     const origin = blockOrigin(sessionDate);
     const field = beforeMs === null ? '' : String(blockNumber(origin, beforeMs));
+    // Where the minute before the bound is when every minute from the regular open has an event.
+    const open = sessionBounds(sessionDate)?.open;
+    const guess = beforeMs === null || open === undefined ? 1 : Math.max(1, Math.floor((beforeMs - 1) / MINUTE_MS) - Math.floor(open / MINUTE_MS) + 1);
     const run = (this.redis as unknown as WithLastPrices).mdqLastPricesBuffer;
     const groups = [...byPartition];
     const replies = await Promise.all(
       groups.map(([p, list]) => {
         const k = new PartitionKeys(this.prefix, STOCK_PRICES_VIEW, this.version, p);
         const keys = list.flatMap((t) => [k.key(...priceBarsSuffix(sessionDate, t)), k.key(...pricesKeySuffix(sessionDate, t))]);
-        return run.call(this.redis, keys.length, ...keys, beforeMs === null ? '' : String(beforeMs), field);
+        return run.call(this.redis, keys.length, ...keys, beforeMs === null ? '' : String(beforeMs), field, String(guess));
       }),
     );
     const out = new Map<string, number>();
@@ -96,10 +100,11 @@ export class StockPrices {
           out.set(ticker, bar.close);
           return;
         }
-        // The instant falls inside this minute's events: the last of them before it.
-        const minute = bar.openTime - (bar.openTime % MINUTE_MS);
-        const within = minuteEvents(bar, replies[g][2 * i + 1], blockStart(origin, Number(field)), minute, minute, beforeMs);
-        if (within.length) out.set(ticker, within[within.length - 1].price);
+        // The instant falls inside this minute's events (so the block holds the minute): the last
+        // of them before it, from the block, or the bar's open when the bar holds the minute.
+        const block = replies[g][2 * i + 1];
+        const price = block ? lastBefore(blockStart(origin, Number(field)), block, beforeMs) : bar.open;
+        if (price !== undefined) out.set(ticker, price);
       }),
     );
     return out;
@@ -109,31 +114,55 @@ export class StockPrices {
 /**
  * Per ticker (its bar table, then its price blocks: KEYS in pairs, one partition's hash tag), the
  * bar that answers "the last price before ARGV[1]": the session bar (record 0) when ARGV[1] is
- * empty, else the last minute bar that opened before ARGV[1] (a binary search over the table's
- * 48-byte records, ascending by minute), followed by the block ARGV[2] when that minute closes at or
- * after ARGV[1] (so the answer is one of its events); false where there is none.
+ * empty or the session closed before it; else the last minute bar that opened before ARGV[1],
+ * followed by the block ARGV[2] when that minute closes at or after ARGV[1] (the answer is then one
+ * of its events); false where there is none.
+ *
+ * The minute records (48 bytes, ascending by minute, at most one per minute from the session's
+ * first to its last) are first read at ARGV[3], where the minute before ARGV[1] is when every
+ * minute from the regular open has an event (then at the record before it): that record and the
+ * next one's opening time in one GETRANGE tell whether it is the answer (the last record's close
+ * is the session's), as for a feed's session. Otherwise the session bar, then a bisection reading
+ * 8 bytes a probe (past the table's end reads nothing, which counts as later). Copying whole
+ * tables into the script, or bisecting from the start, made a whole-market read several times
+ * slower than the old zset's one ZRANGE per ticker.
  */
 const LAST_PRICES_LUA = `
 local out = {}
 local bound = tonumber(ARGV[1])
+local guess = tonumber(ARGV[3])
+local function opensBefore(s, at) return #s >= at + 7 and struct.unpack('<d', s, at) < bound end
 for i = 1, #KEYS, 2 do
-  local rec, block = false, false
+  local key, rec, block = KEYS[i], false, false
   if not bound then
-    local r = redis.call('GETRANGE', KEYS[i], 0, 47)
-    if #r == 48 then rec = r end
+    local head = redis.call('GETRANGE', key, 0, 47)
+    if #head == 48 then rec = head end
   else
-    local t = redis.call('GET', KEYS[i])
-    if t then
-      local lo, hi = 1, #t / 48 - 1
-      while lo <= hi do
-        local mid = math.floor((lo + hi) / 2)
-        if struct.unpack('<d', t, mid * 48 + 1) < bound then lo = mid + 1 else hi = mid - 1 end
-      end
-      if hi >= 1 then
-        rec = string.sub(t, hi * 48 + 1, hi * 48 + 48)
-        if struct.unpack('<d', rec, 33) >= bound then block = redis.call('HGET', KEYS[i + 1], ARGV[2]) end
+    local g = guess
+    local pair = redis.call('GETRANGE', key, g * 48, g * 48 + 55)
+    if g > 1 and #pair >= 48 and not opensBefore(pair, 1) then
+      g = g - 1
+      pair = redis.call('GETRANGE', key, g * 48, g * 48 + 55)
+    end
+    if opensBefore(pair, 1) and not opensBefore(pair, 49) then
+      rec = string.sub(pair, 1, 48)
+    else
+      local head = redis.call('GETRANGE', key, 0, 47)
+      if #head == 48 then
+        local first = struct.unpack('<d', head, 1)
+        local close = struct.unpack('<d', head, 33)
+        if close < bound then rec = head
+        elseif first < bound then
+          local lo, hi = 1, math.floor(close / 60000) - math.floor(first / 60000) + 1
+          while lo <= hi do
+            local mid = math.floor((lo + hi) / 2)
+            if opensBefore(redis.call('GETRANGE', key, mid * 48, mid * 48 + 7), 1) then lo = mid + 1 else hi = mid - 1 end
+          end
+          rec = redis.call('GETRANGE', key, hi * 48, hi * 48 + 47)
+        end
       end
     end
+    if rec and struct.unpack('<d', rec, 33) >= bound then block = redis.call('HGET', KEYS[i + 1], ARGV[2]) end
   end
   out[#out + 1] = rec
   out[#out + 1] = block

@@ -166,48 +166,80 @@ export function encodeBlock(start: number, points: readonly PricePoint[]): Buffe
   return buf;
 }
 
-/** The points of a block packed by encodeBlock (in the view's order). */
-export function decodeBlock(start: number, buf: Buffer): PricePoint[] {
-  const out: PricePoint[] = [];
-  let i = 0;
-  const varint = (): number => {
+/** Walks a block packed by encodeBlock event by event, allocating nothing per event. */
+export class BlockReader {
+  /** The current event's time and price, after next() returned true. */
+  time = 0;
+  price = 0;
+  private i = 0;
+  private readonly base: number;
+  private readonly unit: number;
+  private readonly scale: number;
+  private units = 0;
+  private steps = 0;
+
+  constructor(
+    start: number,
+    private readonly buf: Buffer,
+  ) {
+    if (!buf.length) throw new Error('an empty price block');
+    const head = buf[this.i++];
+    const k = head & 0x0f;
+    if (k > MAX_DECIMALS || head & 0xe0) throw new Error(`a price block of unknown header ${head}`);
+    const seconds = (head & SECONDS_FLAG) !== 0;
+    this.base = start + (seconds ? this.varint() : 0);
+    this.unit = seconds ? 1000 : 1;
+    this.scale = POW10[k];
+  }
+
+  /** Moves to the next event; false at the block's end. */
+  next(): boolean {
+    const buf = this.buf;
+    if (this.i >= buf.length) return false;
+    const t = buf[this.i++];
+    if (t < TOKEN_WIDE) {
+      this.units += 1;
+      this.steps += unzigzag(t);
+      this.price = this.steps / this.scale;
+    } else if (t === TOKEN_WIDE) {
+      this.units += this.varint();
+      this.steps += unzigzag(this.varint());
+      this.price = this.steps / this.scale;
+    } else {
+      this.units += this.varint();
+      if (this.i + 8 > buf.length) throw new Error('a price block ends inside a price');
+      this.price = buf.readDoubleLE(this.i);
+      this.i += 8;
+    }
+    this.time = this.base + this.units * this.unit;
+    return true;
+  }
+
+  private varint(): number {
     let v = 0;
     let mul = 1;
     for (;;) {
-      if (i >= buf.length) throw new Error('a price block ends inside a varint');
-      const b = buf[i++];
+      if (this.i >= this.buf.length) throw new Error('a price block ends inside a varint');
+      const b = this.buf[this.i++];
       v += (b & 0x7f) * mul;
       if (b < 0x80) return v;
       mul *= 0x80;
     }
-  };
-  if (!buf.length) throw new Error('an empty price block');
-  const head = buf[i++];
-  const k = head & 0x0f;
-  if (k > MAX_DECIMALS || head & 0xe0) throw new Error(`a price block of unknown header ${head}`);
-  const seconds = (head & SECONDS_FLAG) !== 0;
-  const phase = seconds ? varint() : 0;
-  const unit = seconds ? 1000 : 1;
-  const scale = POW10[k];
-  const base = start + phase;
-  let units = 0;
-  let steps = 0;
-  while (i < buf.length) {
-    const t = buf[i++];
-    if (t < TOKEN_WIDE) {
-      units += 1;
-      steps += unzigzag(t);
-      out.push({ time: base + units * unit, price: steps / scale });
-    } else if (t === TOKEN_WIDE) {
-      units += varint();
-      steps += unzigzag(varint());
-      out.push({ time: base + units * unit, price: steps / scale });
-    } else {
-      units += varint();
-      if (i + 8 > buf.length) throw new Error('a price block ends inside a price');
-      out.push({ time: base + units * unit, price: buf.readDoubleLE(i) });
-      i += 8;
-    }
   }
+}
+
+/** The points of a block packed by encodeBlock (in the view's order). */
+export function decodeBlock(start: number, buf: Buffer): PricePoint[] {
+  const out: PricePoint[] = [];
+  const r = new BlockReader(start, buf);
+  while (r.next()) out.push({ time: r.time, price: r.price });
   return out;
+}
+
+/** The price of a block's last event before `bound` (exclusive), or undefined without one. */
+export function lastBefore(start: number, buf: Buffer, bound: number): number | undefined {
+  let price: number | undefined;
+  const r = new BlockReader(start, buf);
+  while (r.next() && r.time < bound) price = r.price;
+  return price;
 }
