@@ -180,6 +180,15 @@ describe('price blocks: layout', () => {
     expect(() => decodeBlock(START, Buffer.from([0x20]))).toThrow(/header/);
     expect(() => decodeBlock(START, Buffer.from([0x12, 0x00, 0xfe, 0x81]))).toThrow(/varint/);
     expect(() => decodeBlock(START, Buffer.from([0x12, 0x00, 0xff, 0x01, 0x00]))).toThrow(/price/);
+    expect(() => encodeBlock(START, [])).toThrow(/empty/);
+    expect(() => encodeBlock(START, [{ time: START + BLOCK_MS, price: 1 }])).toThrow(/outside/);
+    expect(() => encodeBlock(START, [{ time: START - 1, price: 1 }])).toThrow(/outside/);
+    expect(() =>
+      encodeBlock(START, [
+        { time: START + 2000, price: 1 },
+        { time: START + 1000, price: 1 },
+      ]),
+    ).toThrow(/time order/);
   });
 
   it('a minute’s bar holds it when it has at most two events at distinct times', () => {

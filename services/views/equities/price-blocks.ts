@@ -124,10 +124,12 @@ const unzigzag = (z: number) => (z % 2 === 0 ? z / 2 : -(z + 1) / 2);
 
 /** Packs the sorted, distinct points of the block starting at `start` (canonical()'s output). */
 export function encodeBlock(start: number, points: readonly PricePoint[]): Buffer {
+  if (!points.length) throw new Error('an empty price block');
   let k = 0;
-  let phase = (((points[0]?.time ?? start) - start) % 1000) as number;
+  let phase = (points[0].time - start) % 1000;
   let seconds = true;
   for (const p of points) {
+    if (!(p.time >= start && p.time < start + BLOCK_MS)) throw new RangeError(`a price at ${p.time} is outside the block from ${start}`);
     const d = decimalsOf(p.price);
     if (d > k) k = d;
     if (seconds && (p.time - start) % 1000 !== phase) seconds = false;
@@ -143,6 +145,7 @@ export function encodeBlock(start: number, points: readonly PricePoint[]): Buffe
   for (const p of points) {
     const units = (p.time - start - phase) / unit;
     const dt = units - prevUnits;
+    if (dt < 0) throw new RangeError('price block points must be in time order (canonical())');
     prevUnits = units;
     const steps = Math.round(p.price * scale);
     if (Math.abs(steps) <= MAX_STEPS && steps / scale === p.price) {
