@@ -1,6 +1,6 @@
 /**
  * Replay cost of the equities projections that keep minute cells (a script, not a test):
- * `npx tsx test/bench/equities-replay.ts [--runs 3] [--sessions 1]`, against the Redis in
+ * `npx tsx test/bench/equities-replay.ts [--runs 3] [--sessions 1] [--only stockPrices]`, against the Redis in
  * VIEWS_REDIS_URL (or redis://127.0.0.1:6379).
  *
  * One dev tick session (its tick and daily tiers: per-second prices, the official open and close,
@@ -89,7 +89,9 @@ async function replay(
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, sessions: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '3' }, sessions: { type: 'string', default: '1' }, only: { type: 'string' } },
+  });
   const runs = Number(values.runs);
   const redis = createRedis(process.env.VIEWS_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const market = marketFor(42, 'dev');
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
     ['darkPoolLevels', darkPoolLevelsProjection, prints],
     ['equityPrints', equityPrintsProjection, prints],
   ] as const) {
+    if (values.only && !name.toLowerCase().includes(values.only.toLowerCase())) continue;
     const seconds: number[] = [];
     const cpuSeconds: number[] = [];
     let bytes = 0;

@@ -12,8 +12,18 @@ import {
 } from '../../../services/views/equities/dark-flow';
 import { DARK_POOL_LEVELS_VIEW } from '../../../services/views/equities/dark-pool-levels';
 import { EQUITY_PRINTS_LAYOUT, notionalUnits, type EquityPrintRow } from '../../../services/views/equities/equity-prints';
-import { SESSION_BAR_LAST, barOf, decodeBars, decodeSessionBar, priceBarsSuffix, type PriceBar } from '../../../services/views/equities/price-bars';
-import { STOCK_PRICES_VIEW, parsePriceMember, pricesKeySuffix } from '../../../services/views/equities/stock-prices';
+import {
+  SESSION_BAR_LAST,
+  barOf,
+  decodeBars,
+  decodeSessionBar,
+  minuteEvents,
+  priceBarsSuffix,
+  type PriceBar,
+  type SessionBars,
+} from '../../../services/views/equities/price-bars';
+import { blockNumber, blockOrigin, blockStart } from '../../../services/views/equities/price-blocks';
+import { STOCK_PRICES_VIEW, pricesKeySuffix } from '../../../services/views/equities/stock-prices';
 import { PartitionKeys } from '../../../services/views/keys';
 import type { TimeWindow } from '../../request/time';
 import { scanTable } from '../../tables/engine';
@@ -68,14 +78,19 @@ function plan(r: CellRead): { session: string[]; minutes: string[]; cuts: [strin
   return { session, minutes, cuts };
 }
 
-/** The ticker's price bars for the request: session bars, minute bars, and a bar per raw event of a cut minute. */
+/**
+ * The ticker's price bars for the request: session bars, minute bars, and a bar per raw event of a
+ * cut minute (from the minute's price block, or its bar when the block is not stored).
+ */
 export async function readPriceBars(redis: Redis, prefix: string, version: number, r: CellRead): Promise<[number, PriceBar][]> {
   const k = new PartitionKeys(prefix, STOCK_PRICES_VIEW, version, partitionOf(r.ticker, MARKET_PARTITIONS));
   const { session, minutes, cuts } = plan(r);
+  // A cut's session is always read by minutes (a window holding a whole day cuts no minute of it); the check keeps that an assumption no answer depends on.
+  const extra = [...new Set(cuts.map(([d]) => d).filter((d) => !minutes.includes(d)))];
   const pipe = redis.pipeline();
   for (const d of session) pipe.getrangeBuffer(k.key(...priceBarsSuffix(d, r.ticker)), 0, SESSION_BAR_LAST);
-  for (const d of minutes) pipe.getBuffer(k.key(...priceBarsSuffix(d, r.ticker)));
-  for (const [d, a, b] of cuts) pipe.zrange(k.key(...pricesKeySuffix(d, r.ticker)), a, `(${b}`, 'BYSCORE');
+  for (const d of [...minutes, ...extra]) pipe.getBuffer(k.key(...priceBarsSuffix(d, r.ticker)));
+  for (const [d, a] of cuts) pipe.hgetBuffer(k.key(...pricesKeySuffix(d, r.ticker)), String(blockNumber(blockOrigin(d), a)));
   const res = (await pipe.exec())!;
   for (const [err] of res) if (err) throw err;
   const out: [number, PriceBar][] = [];
@@ -87,15 +102,23 @@ export async function readPriceBars(redis: Redis, prefix: string, version: numbe
       out.push([bar.openTime, bar]);
     }
   }
-  for (const _ of minutes) {
+  const tables = new Map<string, SessionBars | null>();
+  for (const d of minutes) {
     const got = res[i++][1] as Buffer | null;
-    if (got) for (const [m, bar] of decodeBars(got).minutes) if (wholeMinute(r.window, m)) out.push([m, bar]);
+    const bars = got ? decodeBars(got) : null;
+    tables.set(d, bars);
+    if (bars) for (const [m, bar] of bars.minutes) if (wholeMinute(r.window, m)) out.push([m, bar]);
   }
-  for (const _ of cuts) {
-    for (const member of res[i++][1] as string[]) {
-      const { time, price } = parsePriceMember(member);
-      out.push([time, barOf(time, price)]);
-    }
+  for (const d of extra) {
+    const got = res[i++][1] as Buffer | null;
+    tables.set(d, got ? decodeBars(got) : null);
+  }
+  for (const [d, a, b] of cuts) {
+    const block = res[i++][1] as Buffer | null;
+    const minute = a - (a % MINUTE_MS);
+    const bar = tables.get(d)?.minutes.get(minute);
+    for (const p of minuteEvents(bar, block, blockStart(blockOrigin(d), blockNumber(blockOrigin(d), a)), minute, a, b))
+      out.push([p.time, barOf(p.time, p.price)]);
   }
   return out;
 }

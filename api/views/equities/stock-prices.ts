@@ -1,9 +1,11 @@
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
+import { sessionBounds } from '../../../services/domain/calendar';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
-import { decodeBars, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
-import { STOCK_PRICES_VIEW, parsePriceMember, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
+import { SESSION_BAR_LAST, decodeBars, decodeSessionBar, priceBarsSuffix, type SessionBars } from '../../../services/views/equities/price-bars';
+import { MINUTE_MS, blockNumber, blockOrigin, blockStart, lastBefore } from '../../../services/views/equities/price-blocks';
+import { STOCK_PRICES_VIEW, pricesKeySuffix, sessionsKeySuffix } from '../../../services/views/equities/stock-prices';
 
 /**
  * Reads of the stock-price view (services/views/equities/stock-prices.ts): a ticker's price at an
@@ -44,8 +46,11 @@ export class StockPrices {
     const k = this.keys(ticker);
     const [date] = await this.redis.zrange(k.key(...sessionsKeySuffix(ticker)), '+', '-', 'BYLEX', 'REV', 'LIMIT', 0, 1);
     if (date === undefined) return null;
-    const [member] = await this.redis.zrange(k.key(...pricesKeySuffix(date, ticker)), -1, -1);
-    return member === undefined ? null : { sessionDate: date, ...parsePriceMember(member) };
+    // The session bar's close is the session's last event (price-bars.ts).
+    const head = await this.redis.getrangeBuffer(k.key(...priceBarsSuffix(date, ticker)), 0, SESSION_BAR_LAST);
+    if (!head.length) return null;
+    const bar = decodeSessionBar(head);
+    return { sessionDate: date, time: bar.closeTime, price: bar.close };
   }
 
   /**
@@ -71,19 +76,35 @@ export class StockPrices {
       if (!list) byPartition.set(p, (list = []));
       list.push(t);
     }
-    const bound = beforeMs === null ? '' : `(${beforeMs}`;
-    const run = (this.redis as unknown as WithLastPrices).mdqLastPrices;
+    const origin = blockOrigin(sessionDate);
+    const field = beforeMs === null ? '' : String(blockNumber(origin, beforeMs));
+    // Where the minute before the bound is when every minute from the regular open has an event.
+    const open = sessionBounds(sessionDate)?.open;
+    const guess = beforeMs === null || open === undefined ? 1 : Math.max(1, Math.floor((beforeMs - 1) / MINUTE_MS) - Math.floor(open / MINUTE_MS) + 1);
+    const run = (this.redis as unknown as WithLastPrices).mdqLastPricesBuffer;
     const groups = [...byPartition];
     const replies = await Promise.all(
       groups.map(([p, list]) => {
         const k = new PartitionKeys(this.prefix, STOCK_PRICES_VIEW, this.version, p);
-        return run.call(this.redis, list.length, ...list.map((t) => k.key(...pricesKeySuffix(sessionDate, t))), bound);
+        const keys = list.flatMap((t) => [k.key(...priceBarsSuffix(sessionDate, t)), k.key(...pricesKeySuffix(sessionDate, t))]);
+        return run.call(this.redis, keys.length, ...keys, beforeMs === null ? '' : String(beforeMs), field, String(guess));
       }),
     );
     const out = new Map<string, number>();
     groups.forEach(([, list], g) =>
-      replies[g].forEach((m, i) => {
-        if (m) out.set(list[i], parsePriceMember(m).price);
+      list.forEach((ticker, i) => {
+        const record = replies[g][2 * i];
+        if (!record?.length) return;
+        const bar = decodeSessionBar(record);
+        if (beforeMs === null || bar.closeTime < beforeMs) {
+          out.set(ticker, bar.close);
+          return;
+        }
+        // The instant falls inside this minute's events (so the block holds the minute): the last
+        // of them before it, from the block, or the bar's open when the bar holds the minute.
+        const block = replies[g][2 * i + 1];
+        const price = block ? lastBefore(blockStart(origin, Number(field)), block, beforeMs) : bar.open;
+        if (price !== undefined) out.set(ticker, price);
       }),
     );
     return out;
@@ -91,26 +112,69 @@ export class StockPrices {
 }
 
 /**
- * Per key (price zsets of one partition: one hash tag), its last member with a score below ARGV[1]
- * (an exclusive bound such as "(1731337200000"), or its last member when ARGV[1] is empty; nil
- * where there is none.
+ * Per ticker (its bar table, then its price blocks: KEYS in pairs, one partition's hash tag), the
+ * bar that answers "the last price before ARGV[1]": the session bar (record 0) when ARGV[1] is
+ * empty or the session closed before it; else the last minute bar that opened before ARGV[1],
+ * followed by the block ARGV[2] when that minute closes at or after ARGV[1] (the answer is then one
+ * of its events); false where there is none.
+ *
+ * The minute records (48 bytes, ascending by minute, at most one per minute from the session's
+ * first to its last) are first read at ARGV[3], where the minute before ARGV[1] is when every
+ * minute from the regular open has an event (then at the record before it): that record and the
+ * next one's opening time in one GETRANGE tell whether it is the answer (the last record's close
+ * is the session's), as for a feed's session. Otherwise the session bar, then a bisection reading
+ * 8 bytes a probe (past the table's end reads nothing, which counts as later). Copying whole
+ * tables into the script, or bisecting from the start, made a whole-market read several times
+ * slower than the old zset's one ZRANGE per ticker.
  */
 const LAST_PRICES_LUA = `
 local out = {}
-for i, key in ipairs(KEYS) do
-  local r
-  if ARGV[1] == '' then r = redis.call('ZRANGE', key, -1, -1)
-  else r = redis.call('ZRANGE', key, ARGV[1], '-inf', 'BYSCORE', 'REV', 'LIMIT', 0, 1) end
-  out[i] = r[1] or false
+local bound = tonumber(ARGV[1])
+local guess = tonumber(ARGV[3])
+local function opensBefore(s, at) return #s >= at + 7 and struct.unpack('<d', s, at) < bound end
+for i = 1, #KEYS, 2 do
+  local key, rec, block = KEYS[i], false, false
+  if not bound then
+    local head = redis.call('GETRANGE', key, 0, 47)
+    if #head == 48 then rec = head end
+  else
+    local g = guess
+    local pair = redis.call('GETRANGE', key, g * 48, g * 48 + 55)
+    if g > 1 and #pair >= 48 and not opensBefore(pair, 1) then
+      g = g - 1
+      pair = redis.call('GETRANGE', key, g * 48, g * 48 + 55)
+    end
+    if opensBefore(pair, 1) and not opensBefore(pair, 49) then
+      rec = string.sub(pair, 1, 48)
+    else
+      local head = redis.call('GETRANGE', key, 0, 47)
+      if #head == 48 then
+        local first = struct.unpack('<d', head, 1)
+        local close = struct.unpack('<d', head, 33)
+        if close < bound then rec = head
+        elseif first < bound then
+          local lo, hi = 1, math.floor(close / 60000) - math.floor(first / 60000) + 1
+          while lo <= hi do
+            local mid = math.floor((lo + hi) / 2)
+            if opensBefore(redis.call('GETRANGE', key, mid * 48, mid * 48 + 7), 1) then lo = mid + 1 else hi = mid - 1 end
+          end
+          rec = redis.call('GETRANGE', key, hi * 48, hi * 48 + 47)
+        end
+      end
+    end
+    if rec and struct.unpack('<d', rec, 33) >= bound then block = redis.call('HGET', KEYS[i + 1], ARGV[2]) end
+  end
+  out[#out + 1] = rec
+  out[#out + 1] = block
 end
 return out
 `;
 
 interface WithLastPrices {
-  mdqLastPrices(numKeys: number, ...args: string[]): Promise<(string | null)[]>;
+  mdqLastPricesBuffer(numKeys: number, ...args: string[]): Promise<(Buffer | null)[]>;
 }
 
 /** Defines the script on the client once (ioredis sends EVALSHA, EVAL after a NOSCRIPT). */
 function defineLastPrices(redis: Redis): void {
-  if (!(redis as unknown as Partial<WithLastPrices>).mdqLastPrices) redis.defineCommand('mdqLastPrices', { lua: LAST_PRICES_LUA });
+  if (!(redis as unknown as Partial<WithLastPrices>).mdqLastPricesBuffer) redis.defineCommand('mdqLastPrices', { lua: LAST_PRICES_LUA });
 }

@@ -11,11 +11,20 @@
  * epoch-ms). A minute's start is floor(openTime / 60 s). Open is the price of the earliest event,
  * close of the latest (by event time, not arrival): merging two bars keeps the earlier open and
  * the later close, so the table is the same however a replay is chunked or ordered, and a
- * redelivered event changes nothing (the feed has one price per ticker and instant).
+ * redelivered event changes nothing. Two prices at one instant (the feed has one, an import may
+ * not) are ordered as the price blocks order them (price-blocks.ts: by the price's decimal string),
+ * the open the first and the close the last, so a bar never depends on arrival order either.
  */
 
-export const MINUTE_MS = 60_000;
+import { MINUTE_MS, decodeBlock, type PricePoint } from './price-blocks';
+
+export { MINUTE_MS };
 const RECORD_BYTES = 48;
+
+/** Whether a price at time t comes before the price p0 at t0 in the view's order (price-blocks.ts). */
+function before(t: number, p: number, t0: number, p0: number): boolean {
+  return t < t0 || (t === t0 && p !== p0 && String(p) < String(p0));
+}
 
 export interface PriceBar {
   openTime: number;
@@ -38,8 +47,8 @@ export function barOf(time: number, price: number): PriceBar {
 /** `a` and `b` as one bar (either may be null); neither is modified. */
 export function mergeBar(a: PriceBar | null, b: PriceBar): PriceBar {
   if (!a) return b;
-  const first = b.openTime < a.openTime ? b : a;
-  const last = b.closeTime > a.closeTime ? b : a;
+  const first = before(b.openTime, b.open, a.openTime, a.open) ? b : a;
+  const last = before(a.closeTime, a.close, b.closeTime, b.close) ? b : a;
   return {
     openTime: first.openTime,
     open: first.open,
@@ -48,6 +57,26 @@ export function mergeBar(a: PriceBar | null, b: PriceBar): PriceBar {
     closeTime: last.closeTime,
     close: last.close,
   };
+}
+
+/**
+ * The events of a minute that its bar holds when its block is not stored (price-blocks.ts): the
+ * open, and the close when it is another instant.
+ */
+export function barEvents(b: PriceBar): PricePoint[] {
+  const open = { time: b.openTime, price: b.open };
+  return b.closeTime === b.openTime ? [open] : [open, { time: b.closeTime, price: b.close }];
+}
+
+/**
+ * The events of the minute starting at `minute` with times in [from, to), in the view's order:
+ * from its block (starting at `blockStart`) when that is stored, else from its bar (none without one).
+ */
+export function minuteEvents(bar: PriceBar | undefined, block: Buffer | null, blockStart: number, minute: number, from: number, to: number): PricePoint[] {
+  const lo = Math.max(from, minute);
+  const hi = Math.min(to, minute + MINUTE_MS);
+  const all = block ? decodeBlock(blockStart, block) : bar ? barEvents(bar) : [];
+  return all.filter((p) => p.time >= lo && p.time < hi);
 }
 
 /** A session's bars: the session bar and the minute bars by minute start. */
@@ -68,11 +97,11 @@ export function addPrice(into: SessionBars, time: number, price: number): void {
 
 /** Adds one event into a bar, in place. */
 function extend(b: PriceBar, time: number, price: number): void {
-  if (time < b.openTime) {
+  if (before(time, price, b.openTime, b.open)) {
     b.openTime = time;
     b.open = price;
   }
-  if (time > b.closeTime) {
+  if (before(b.closeTime, b.close, time, price)) {
     b.closeTime = time;
     b.close = price;
   }
@@ -80,9 +109,9 @@ function extend(b: PriceBar, time: number, price: number): void {
   if (price < b.low) b.low = price;
 }
 
-/** Adds a stored table into `into`. */
-export function addBars(into: SessionBars, table: Buffer): void {
-  const got = decodeBars(table);
+/** Adds a stored table (or its decoded bars) into `into`. */
+export function addBars(into: SessionBars, table: Buffer | SessionBars): void {
+  const got = Buffer.isBuffer(table) ? decodeBars(table) : table;
   if (got.session) into.session = mergeBar(into.session, got.session);
   for (const [m, b] of got.minutes) into.minutes.set(m, mergeBar(into.minutes.get(m) ?? null, b));
 }
