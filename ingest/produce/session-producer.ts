@@ -30,6 +30,12 @@ export interface SessionRequest {
   date: LocalDate;
   /** daily: history-level data only; tick: everything */
   level: Level;
+  /**
+   * A daily-level request for a session whose ticks come later (`history` produces the daily tier
+   * of every session before the older sessions' ticks): its daily tier, like that of a tick-level
+   * request, leaves out the off-exchange sample.
+   */
+  ticksLater?: boolean;
 }
 
 export interface Progress {
@@ -37,6 +43,11 @@ export interface Progress {
   done: number;
   total: number;
   events: number;
+}
+
+/** Whether a request's daily tier is that of a session with ticks (no off-exchange sample). */
+export function withTicks(req: Pick<SessionRequest, 'level' | 'ticksLater'>): boolean {
+  return req.level === 'tick' || req.ticksLater === true;
 }
 
 /** Stream name of one tier of one simulated session; also its progress key. */
@@ -120,7 +131,7 @@ async function produceDaily(
   committed: (r: ProgressRecord, chunks: number, events: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const gen = marketFor(req.seed, req.profile).session(req.date, 'daily');
+  const gen = marketFor(req.seed, req.profile).session(req.date, 'daily', undefined, { withTicks: withTicks(req) });
   const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-daily`);
   await writer.connect();
   try {

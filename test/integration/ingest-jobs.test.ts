@@ -3,7 +3,7 @@ import { TOPICS, topicFor, topicName } from '../../schemas/catalog';
 import { createKafka } from '../../services/kafka/clients';
 import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from '../../ingest/jobs/queues';
 import { PROFILES } from '../../ingest/simulator/profiles';
-import { SimulatedMarket, type Tier } from '../../ingest/simulator/session';
+import { SimulatedMarket } from '../../ingest/simulator/session';
 import { loadUniverse } from '../../services/domain/universe';
 import { testConfig, waitFor } from '../support/env';
 import { readCommitted } from '../support/kafka-count';
@@ -24,12 +24,18 @@ const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventTy
   topicName(t, config.topicPrefix),
 );
 
-/** Expected committed events per topic for sessions at given tiers, from the generator itself. */
-function expected(sessions: [string, Tier[]][]): Record<string, number> {
+/**
+ * A session's streams: its daily tier as a history session has it (with the off-exchange sample)
+ * or as a session with ticks has it (without), and its tick tier.
+ */
+type Part = 'daily' | 'daily without sample' | 'tick';
+
+/** Expected committed events per topic for sessions made of given parts, from the generator itself. */
+function expected(sessions: [string, Part[]][]): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(marketTopics.map((t) => [t, 0]));
-  for (const [date, tiers] of sessions) {
-    for (const tier of tiers) {
-      const gen = market.session(date, tier);
+  for (const [date, parts] of sessions) {
+    for (const part of parts) {
+      const gen = part === 'tick' ? market.session(date, 'tick') : market.session(date, 'daily', undefined, { withTicks: part !== 'daily' });
       for (let k = 0; k < gen.chunks; k++) for (const e of gen.chunk(k)) out[topicName(topicFor(e.type)!, config.topicPrefix)]++;
     }
   }
@@ -142,15 +148,21 @@ describe('ingest jobs', () => {
     await waitFor('the live session to end', async () => (await live.getJob(job.id!))?.isCompleted(), 120_000, 200);
   });
 
-  it('has committed every generated event exactly once', async () => {
+  it('has committed every generated event exactly once; a session with ticks has no off-exchange sample unless its daily tier came first', async () => {
     const counts = await readCommitted(kafka, marketTopics);
     expect(counts).toEqual(
       expected([
         ['2026-11-16', ['daily']],
+        // Backfilled at daily level first: its daily tier (with the sample) was complete when the ticks came.
         ['2026-11-17', ['daily', 'tick']],
-        ['2026-11-18', ['daily', 'tick']],
-        ['2026-11-27', ['daily', 'tick']],
+        ['2026-11-18', ['daily without sample', 'tick']],
+        ['2026-11-27', ['daily without sample', 'tick']],
       ]),
     );
+    // Beyond the tapes' prints, the equity-print topic holds the samples of the two sessions
+    // whose daily tier was produced as a history session's: 168 + 149 prints.
+    const equity = topicName(topicFor('equity-print')!, config.topicPrefix);
+    const tapes = expected(['2026-11-17', '2026-11-18', '2026-11-27'].map((d): [string, Part[]] => [d, ['tick']]));
+    expect(counts[equity] - tapes[equity]).toBe(168 + 149);
   });
 });
