@@ -43,6 +43,8 @@ export interface Progress {
   done: number;
   total: number;
   events: number;
+  /** of `done`, the chunks of the tick tier's streams (`ingest -- status` times the tiers apart) */
+  tickDone?: number;
 }
 
 /** Whether a request's daily tier is that of a session with ticks (no off-exchange sample). */
@@ -92,12 +94,13 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   const chunks = sessionChunkCount(req.date);
   const streams = [{ stream: streamName(req, 'daily'), shard: -1 }];
   if (req.level === 'tick') for (let shard = 0; shard < TICK_SHARDS; shard++) streams.push({ stream: tickStream(req, shard), shard });
-  const progress: Progress = { done: 0, total: chunks * streams.length, events: 0 };
+  const progress: Progress & { tickDone: number } = { done: 0, total: chunks * streams.length, events: 0, tickDone: 0 };
   const pending: { stream: string; shard: number; start: number; events: number }[] = [];
   await deps.progress.caughtUp(); // once: then every stream's progress is known
   for (const s of streams) {
     const last = deps.progress.peek(s.stream);
     progress.done += (last?.chunk ?? -1) + 1;
+    if (s.shard >= 0) progress.tickDone += (last?.chunk ?? -1) + 1;
     progress.events += last?.events ?? 0;
     if ((last?.chunk ?? -1) + 1 < chunks) pending.push({ ...s, start: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
   }
@@ -105,6 +108,7 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   const committed = (record: ProgressRecord, chunkCount: number, events: number) => {
     deps.progress.note(record);
     progress.done += chunkCount;
+    if (record.stream !== streams[0].stream) progress.tickDone += chunkCount;
     progress.events += events;
     onProgress?.({ ...progress });
   };
