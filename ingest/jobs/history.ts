@@ -94,14 +94,16 @@ export function summarizeHistory(record: HistoryRecord, jobs: readonly JobSnapsh
   let ticksIn = 0;
   let failed = 0;
   let missing = 0;
-  const work = { daily: { units: 0, ms: 0, left: 0, perSession: 0 }, tick: { units: 0, ms: 0, left: 0, perSession: 0 } };
+  // perSession: chunks of the level's planned sessions, to state a rate per (average) session.
+  const work = { daily: { units: 0, ms: 0, left: 0, chunks: 0, sessions: 0 }, tick: { units: 0, ms: 0, left: 0, chunks: 0, sessions: 0 } };
   record.jobs.forEach((planned, i) => {
     const job = jobs[i] ?? { state: 'missing' };
     dates.add(planned.date);
     const chunks = sessionChunkCount(planned.date);
     const w = work[planned.level];
     const perSession = planned.level === 'tick' ? TICK_SHARDS * chunks : chunks;
-    w.perSession ||= perSession;
+    w.chunks += perSession;
+    w.sessions++;
     if (planned.level === 'tick') tickDates.add(planned.date);
     if (job.state === 'completed') {
       dailyIn.add(planned.date); // a tick-level job holds its session's daily tier too
@@ -128,7 +130,7 @@ export function summarizeHistory(record: HistoryRecord, jobs: readonly JobSnapsh
   }
   const perSession = (w: typeof work.daily) => {
     const r = rate(w);
-    return r === null ? null : w.perSession / r / 1000;
+    return r === null ? null : w.chunks / w.sessions / r / 1000;
   };
   return {
     daily: { done: dailyIn.size, total: dates.size },

@@ -84,6 +84,25 @@ describe('history status', () => {
     expect(s.secondsLeft).toBeCloseTo(10, 9);
   });
 
+  it('weighs sessions by their chunks: a half day is half the work', () => {
+    // The day after Thanksgiving closes at 13:00 (2,522 chunks against 4,682).
+    const half = sessionChunkCount('2026-11-27');
+    expect(half).toBe(2_522);
+    const r: HistoryRecord = { ...record, through: '2026-11-27', jobs: historyPlan(['2026-11-27', '2026-11-25'], 2).map((p, i) => ({ ...p, id: String(i) })) };
+    const s = summarizeHistory(
+      r,
+      [
+        { state: 'completed', processedOn: 0, finishedOn: 10_000, progress: { done: 5 * half, total: 5 * half, tickDone: 4 * half, start: 0, tickStart: 0 } },
+        { state: 'completed', processedOn: 10_000, finishedOn: 10_100, progress: { done: C, total: C, tickDone: 0, start: 0, tickStart: 0 } },
+        { state: 'waiting' },
+      ],
+      10_100,
+    );
+    expect(s.secondsLeft).toBeCloseTo((10 * C) / half, 9);
+    // Per session: the average of the planned sessions' chunks at the observed rate.
+    expect(s.secondsPerSession.tick).toBeCloseTo((10 * (half + C)) / 2 / half, 9);
+  });
+
   it('says so when nothing has produced yet, when all is done, and counts failed and missing jobs', () => {
     const waiting = summarizeHistory(
       record,
