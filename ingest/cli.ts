@@ -129,8 +129,13 @@ async function main(): Promise<number> {
       );
     }
     if (cmd === 'history') {
-      const sessions = Number(values.sessions);
-      const ticks = Number(values['tick-sessions']);
+      const count = (name: 'sessions' | 'tick-sessions'): number => {
+        const n = Number(values[name]);
+        if (!(Number.isSafeInteger(n) && n >= 0)) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+        return n;
+      };
+      const sessions = count('sessions');
+      const ticks = count('tick-sessions');
       const through = values.through ?? latestCompletedSession(Date.now());
       const i = TRADING_DAYS.indexOf(through);
       if (i < 0) throw new Error(`--through ${through} is not a simulated trading day`);
