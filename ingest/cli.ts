@@ -8,6 +8,7 @@ import { EventProducer } from '../services/kafka/producer';
 import { createLogger } from '../services/log';
 import { createRedis } from '../services/redis/client';
 import { followJobs } from './jobs/follow';
+import { formatHistory, historyKey, historyPlan, summarizeHistory, type HistoryRecord, type JobProgress, type JobSnapshot } from './jobs/history';
 import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from './jobs/queues';
 import { TRADING_DAYS } from './simulator/market';
 import { profileNamed } from './simulator/profiles';
@@ -19,13 +20,15 @@ const USAGE = `usage: npm run ingest -- <command> [options]
   backfill --from D --to D          simulated sessions D..D (trading days), one job each
            [--level daily|tick]     daily: open interest, EOD quotes, closes, notifications, news (default)
                                     tick: everything (prices per second, quotes, option and equity prints)
-  history  [--sessions 400] [--tick-sessions 2] [--through D]
+  history  [--sessions 400] [--tick-sessions 30] [--through D]
                                     reference + daily data for the last N sessions + ticks for the last K
+                                    (the newest session whole, then every daily tier, then older ticks)
   live     [--date D] [--speed N]   play a session as it happens (default: today's session at speed 1 when
                                     the market is open, otherwise the next session at speed 10)
   file <path.jsonl>                 import a JSONL event file (format: docs/ingest.md)
   news-live                         the simulated 24/7 background news feed
-  status                            job counts per queue, active jobs and their progress
+  status                            the latest history's sessions in and time left; job counts per
+                                    queue, active jobs and their progress
 
   common: --profile dev|full|mini (dev)  --seed N (42)  --no-wait (enqueue and return)
   Jobs run in ingest workers (npm run worker:ingest); this command enqueues them and shows progress.`;
@@ -38,7 +41,7 @@ async function main(): Promise<number> {
       to: { type: 'string' },
       level: { type: 'string', default: 'daily' },
       sessions: { type: 'string', default: '400' },
-      'tick-sessions': { type: 'string', default: '2' },
+      'tick-sessions': { type: 'string', default: '30' },
       through: { type: 'string' },
       date: { type: 'string' },
       speed: { type: 'string' },
@@ -67,8 +70,14 @@ async function main(): Promise<number> {
   const live = openQueue(config, LIVE_QUEUE);
   try {
     const wait = !values['no-wait'];
-    const enqueue = async (q: Queue, jobs: { name: string; data: object; jobId?: string }[], label: string): Promise<number> => {
+    const enqueue = async (
+      q: Queue,
+      jobs: { name: string; data: object; jobId?: string }[],
+      label: string,
+      onEnqueued?: (ids: string[]) => Promise<void>,
+    ): Promise<number> => {
       const added = await q.addBulk(jobs.map((j) => (j.jobId ? { name: j.name, data: j.data, opts: { jobId: j.jobId } } : { name: j.name, data: j.data })));
+      await onEnqueued?.(added.map((j) => j.id!));
       console.error(`${label}: ${added.length} job(s) enqueued`);
       if (!wait) return 0;
       const r = await followJobs(
@@ -81,6 +90,7 @@ async function main(): Promise<number> {
     };
 
     if (cmd === 'status') {
+      for (const line of await historyStatus(queue, config.keyPrefix)) console.log(line);
       for (const q of [queue, live]) {
         const counts = await q.getJobCounts('active', 'waiting', 'delayed', 'completed', 'failed');
         console.log(
@@ -119,17 +129,32 @@ async function main(): Promise<number> {
       );
     }
     if (cmd === 'history') {
-      const sessions = Number(values.sessions);
-      const ticks = Number(values['tick-sessions']);
+      const count = (name: 'sessions' | 'tick-sessions'): number => {
+        const n = Number(values[name]);
+        if (!(Number.isSafeInteger(n) && n >= 0)) throw new Error(`--${name} must be a whole number, got ${values[name]}`);
+        return n;
+      };
+      const sessions = count('sessions');
+      const ticks = count('tick-sessions');
       const through = values.through ?? latestCompletedSession(Date.now());
       const i = TRADING_DAYS.indexOf(through);
       if (i < 0) throw new Error(`--through ${through} is not a simulated trading day`);
       const days = TRADING_DAYS.slice(Math.max(0, i - sessions + 1), i + 1).reverse(); // newest first
-      const jobs = [
-        { name: 'reference', data: {} },
-        ...days.map((date, n) => ({ name: 'backfill-session', data: { seed, profile, date, level: n < ticks ? 'tick' : 'daily' } })),
-      ];
-      return await enqueue(queue, jobs, 'history');
+      const plan = historyPlan(days, ticks);
+      const jobs = [{ name: 'reference', data: {} }, ...plan.map((p) => ({ name: 'backfill-session', data: { seed, profile, ...p } }))];
+      return await enqueue(queue, jobs, 'history', async (ids) => {
+        // The run `ingest -- status` reports on (the latest; an earlier run's record is replaced).
+        const record: HistoryRecord = {
+          seed,
+          profile,
+          through,
+          sessions: days.length,
+          tickSessions: Math.min(ticks, days.length),
+          enqueuedAt: Date.now(),
+          jobs: plan.map((p, n) => ({ ...p, id: ids[n + 1] })),
+        };
+        await (await queue.client).set(historyKey(config.keyPrefix), JSON.stringify(record));
+      });
     }
     if (cmd === 'live') {
       const now = Date.now();
@@ -150,6 +175,25 @@ async function main(): Promise<number> {
     await queue.close();
     await live.close();
   }
+}
+
+/** The latest history run's progress (ingest/jobs/history.ts), from its record and its jobs. */
+async function historyStatus(queue: Queue, keyPrefix: string): Promise<string[]> {
+  const raw = await (await queue.client).get(historyKey(keyPrefix));
+  if (!raw) return ['history: none enqueued yet'];
+  const record = JSON.parse(raw) as HistoryRecord;
+  const jobs = await Promise.all(
+    record.jobs.map(async ({ id }): Promise<JobSnapshot> => {
+      const job = await queue.getJob(id);
+      if (!job) return { state: 'missing' };
+      const state = await job.getState();
+      const s = state === 'completed' || state === 'failed' || state === 'active' ? state : 'waiting';
+      // A finished job's progress is its return value (the worker's last report may still be in flight).
+      const progress = (s === 'completed' ? job.returnvalue : job.progress) as JobProgress | undefined;
+      return { state: s, processedOn: job.processedOn, finishedOn: job.finishedOn, progress: typeof progress === 'object' ? progress : undefined };
+    }),
+  );
+  return formatHistory(record, summarizeHistory(record, jobs, Date.now()));
 }
 
 async function newsLive(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>, seed: number): Promise<number> {

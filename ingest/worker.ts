@@ -42,11 +42,15 @@ async function main(): Promise<void> {
   const runJob = async (job: Job): Promise<unknown> => {
     const j = { name: job.name, data: job.data } as IngestJob;
     let lastReport = 0;
+    // What was already committed when this attempt started (its first report): `ingest -- status`
+    // times the chunks an attempt produced itself, not those an earlier run left.
+    let start: { start: number; tickStart: number } | undefined;
     const report = (p: Progress) => {
+      start ??= { start: p.done, tickStart: p.tickDone ?? 0 };
       // Progress goes to Redis at most every 250 ms; the CLI draws its bar from it.
       if (Date.now() - lastReport < 250 && p.done < p.total) return;
       lastReport = Date.now();
-      void job.updateProgress({ done: p.done, total: p.total, events: p.events });
+      void job.updateProgress({ done: p.done, total: p.total, events: p.events, tickDone: p.tickDone, ...start });
     };
     const started = Date.now();
     log.info({ job: job.id, name: j.name, data: j.data, attempt: job.attemptsMade + 1 }, 'job started');
@@ -56,7 +60,7 @@ async function main(): Promise<void> {
         result = await publishReference(deps);
         break;
       case 'backfill-session':
-        result = await produceSession(deps, j.data, report, abort.signal);
+        result = { ...(await produceSession(deps, j.data, report, abort.signal)), ...start };
         break;
       case 'import-file':
         result = await importFileOnce(deps, j.data.path, report);

@@ -13,7 +13,7 @@ export const LIVE_QUEUE = 'ingest-live';
 
 export type IngestJob =
   | { name: 'reference'; data: Record<string, never> }
-  | { name: 'backfill-session'; data: { seed: number; profile: ProfileName; date: string; level: Level } }
+  | { name: 'backfill-session'; data: { seed: number; profile: ProfileName; date: string; level: Level; ticksLater?: boolean } }
   | { name: 'import-file'; data: { path: string } }
   | { name: 'live-session'; data: { seed: number; profile: ProfileName; date: string; speed: number } };
 

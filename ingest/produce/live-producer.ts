@@ -6,7 +6,7 @@ import type { ProgressRecord } from './chunk-writer';
 import { ChunkWriter } from './chunk-writer';
 import { IngestDeps, marketFor, Progress, sessionKey, SessionRequest, streamName, tickStream } from './session-producer';
 
-export interface LiveRequest extends Omit<SessionRequest, 'level'> {
+export interface LiveRequest extends Omit<SessionRequest, 'level' | 'ticksLater'> {
   /** 1 = real time; N = N session seconds per wall-clock second */
   speed: number;
   now?: () => number;
@@ -29,8 +29,11 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   const sleep = req.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const market = marketFor(req.seed, req.profile);
   const chunks = sessionChunkCount(req.date);
-  // The same streams as a backfill (daily tier, tick shards), written by one transactional writer.
-  const parts: { stream: string; gen: SessionGenerator }[] = [{ stream: streamName(req, 'daily'), gen: market.session(req.date, 'daily') }];
+  // The same streams as a backfill (daily tier, tick shards), written by one transactional writer;
+  // the daily tier is that of a session with ticks (no off-exchange sample).
+  const parts: { stream: string; gen: SessionGenerator }[] = [
+    { stream: streamName(req, 'daily'), gen: market.session(req.date, 'daily', undefined, { withTicks: true }) },
+  ];
   for (let shard = 0; shard < TICK_SHARDS; shard++)
     parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
   const streams = [];

@@ -30,6 +30,12 @@ export interface SessionRequest {
   date: LocalDate;
   /** daily: history-level data only; tick: everything */
   level: Level;
+  /**
+   * A daily-level request for a session whose ticks come later (`history` produces the daily tier
+   * of every session before the older sessions' ticks): its daily tier, like that of a tick-level
+   * request, leaves out the off-exchange sample.
+   */
+  ticksLater?: boolean;
 }
 
 export interface Progress {
@@ -37,6 +43,13 @@ export interface Progress {
   done: number;
   total: number;
   events: number;
+  /** of `done`, the chunks of the tick tier's streams (`ingest -- status` times the tiers apart) */
+  tickDone?: number;
+}
+
+/** Whether a request's daily tier is that of a session with ticks (no off-exchange sample). */
+export function withTicks(req: Pick<SessionRequest, 'level' | 'ticksLater'>): boolean {
+  return req.level === 'tick' || req.ticksLater === true;
 }
 
 /** Stream name of one tier of one simulated session; also its progress key. */
@@ -81,12 +94,13 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   const chunks = sessionChunkCount(req.date);
   const streams = [{ stream: streamName(req, 'daily'), shard: -1 }];
   if (req.level === 'tick') for (let shard = 0; shard < TICK_SHARDS; shard++) streams.push({ stream: tickStream(req, shard), shard });
-  const progress: Progress = { done: 0, total: chunks * streams.length, events: 0 };
+  const progress: Progress & { tickDone: number } = { done: 0, total: chunks * streams.length, events: 0, tickDone: 0 };
   const pending: { stream: string; shard: number; start: number; events: number }[] = [];
   await deps.progress.caughtUp(); // once: then every stream's progress is known
   for (const s of streams) {
     const last = deps.progress.peek(s.stream);
     progress.done += (last?.chunk ?? -1) + 1;
+    if (s.shard >= 0) progress.tickDone += (last?.chunk ?? -1) + 1;
     progress.events += last?.events ?? 0;
     if ((last?.chunk ?? -1) + 1 < chunks) pending.push({ ...s, start: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
   }
@@ -94,6 +108,7 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   const committed = (record: ProgressRecord, chunkCount: number, events: number) => {
     deps.progress.note(record);
     progress.done += chunkCount;
+    if (record.stream !== streams[0].stream) progress.tickDone += chunkCount;
     progress.events += events;
     onProgress?.({ ...progress });
   };
@@ -120,7 +135,7 @@ async function produceDaily(
   committed: (r: ProgressRecord, chunks: number, events: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
-  const gen = marketFor(req.seed, req.profile).session(req.date, 'daily');
+  const gen = marketFor(req.seed, req.profile).session(req.date, 'daily', undefined, { withTicks: withTicks(req) });
   const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-daily`);
   await writer.connect();
   try {

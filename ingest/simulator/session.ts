@@ -24,13 +24,22 @@ import type { Profile } from './profiles';
  * news. The `tick` tier adds the per-second underlying prices, intraday NBBO snapshots, option
  * prints and equity prints. A session produced at tick level holds both tiers; the tiers are
  * separate streams so a session first backfilled at daily level can later gain its ticks
- * without repeating anything.
+ * without repeating anything. The daily tier of a session that has (or is going to get) its tick
+ * tier leaves out the off-exchange sample (dark-pool-sample.ts): the tape holds those prints.
  *
  * An order's prints stay together in the chunk of the order's start, so the last legs of a sweep
  * or split begun just before a slice ends carry times up to a second past that slice.
  */
 
 export type Tier = 'daily' | 'tick';
+
+export interface TierOptions {
+  /**
+   * The session has, or is going to get, its tick tier: its daily tier then leaves out the
+   * off-exchange sample, whose prints the tape carries anyway.
+   */
+  withTicks?: boolean;
+}
 export const SLICE_MS = 5_000;
 const TYPE_ORDER: Record<string, number> = {
   'open-interest': 0,
@@ -81,9 +90,10 @@ export class SimulatedMarket {
   /**
    * A tier of a session. The tick tier can be limited to a subset of symbols (a shard): every
    * tick event is keyed by its symbol, and each symbol's events do not depend on the others'.
+   * The daily tier is by default that of a history session (with the off-exchange sample).
    */
-  session(date: LocalDate, tier: Tier, symbols?: ReadonlySet<string>): SessionGenerator {
-    if (tier === 'daily') return new DailyTier(this, date);
+  session(date: LocalDate, tier: Tier, symbols?: ReadonlySet<string>, opts: TierOptions = {}): SessionGenerator {
+    if (tier === 'daily') return new DailyTier(this, date, opts.withTicks ?? false);
     return new TickTier(this, date, symbols ? this.instruments.filter((i) => symbols.has(i.symbol)) : this.instruments);
   }
 }
@@ -130,12 +140,15 @@ export abstract class SessionGenerator {
   abstract chunk(k: number): SimEvent[];
 }
 
-/** Open interest, official open/close, end-of-day quotes, notifications, news and the off-exchange sample. */
+/**
+ * Open interest, official open/close, end-of-day quotes, notifications, news and, for a session
+ * without ticks, the off-exchange sample.
+ */
 class DailyTier extends SessionGenerator {
   private readonly events: SimEvent[];
   private readonly starts: number[];
 
-  constructor(market: SimulatedMarket, date: LocalDate) {
+  constructor(market: SimulatedMarket, date: LocalDate, withTicks: boolean) {
     super(market, date, 'daily');
     const ctx = market.context(date);
     const out: SimEvent[] = [];
@@ -171,7 +184,7 @@ class DailyTier extends SessionGenerator {
       }
     }
     out.push(...sessionNotifications(ctx, market.instruments), ...sessionNews(ctx, market.instruments));
-    out.push(...darkPoolSample(market, date, market.instruments, market.profile.darkPoolSampleMinutes));
+    if (!withTicks) out.push(...darkPoolSample(market, date, market.instruments, market.profile.darkPoolSampleMinutes));
     out.sort(compareEvents);
     this.events = out;
     // First event index of each chunk (events are sorted, so chunks are contiguous runs).

@@ -83,10 +83,13 @@ async function main(): Promise<void> {
   );
   runChild('ingest-worker', 'ingest/worker.ts', [], env, logDir, children, () => stopping);
   runChild('news-feed', 'ingest/cli.ts', ['news-live'], env, logDir, children, () => stopping);
-  // The simulated market: the live session first (its own queue), then history newest first —
-  // the latest completed session with full ticks, then daily-level data back 400 sessions.
+  // The simulated market: the live session first (its own queue), then the history: the latest
+  // completed session with full ticks, the daily tier of 400 sessions, then the ticks of the next
+  // 29 in the background (ingest/jobs/history.ts; `ingest -- status` shows how far and how long).
   // Enqueuing is idempotent: finished sessions are skipped, the live job is joined if running.
-  const history = ['history', '--no-wait', '--sessions', process.env.MDQ_HISTORY_SESSIONS ?? '400', '--tick-sessions', process.env.MDQ_TICK_SESSIONS ?? '2'];
+  const historySessions = process.env.MDQ_HISTORY_SESSIONS ?? '400';
+  const tickSessions = process.env.MDQ_TICK_SESSIONS ?? '30';
+  const history = ['history', '--no-wait', '--sessions', historySessions, '--tick-sessions', tickSessions];
   runOnce('enqueue-live', 'ingest/cli.ts', ['live', '--no-wait'], env, logDir);
   runOnce('enqueue-history', 'ingest/cli.ts', history, env, logDir);
   runChild('api', 'api/main.ts', [], env, logDir, children, () => stopping);
@@ -97,7 +100,9 @@ async function main(): Promise<void> {
   say(
     `try: curl -s -X POST http://localhost:${config.port}/v1/news/tool/news-articles -H "Authorization: Bearer $(cat .data/dev-api-key)" -H 'Content-Type: application/json' -d '{"size": 3}'`,
   );
-  say('market data: live session and 400 sessions of history are being produced; follow with `npm run ingest -- status`');
+  say(
+    `market data: the live session and ${historySessions} sessions of history (the newest ${tickSessions} with ticks, those of all but the newest arriving in the background) are being produced; follow with \`npm run ingest -- status\``,
+  );
   say('Ctrl-C stops the service; `npm run stack -- down` stops Kafka, the registry and both Redis servers.');
 
   const shutdown = () => {

@@ -1,9 +1,10 @@
 import { Queue } from 'bullmq';
 import { TOPICS, topicFor, topicName } from '../../schemas/catalog';
 import { createKafka } from '../../services/kafka/clients';
+import { historyKey, type HistoryRecord } from '../../ingest/jobs/history';
 import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from '../../ingest/jobs/queues';
 import { PROFILES } from '../../ingest/simulator/profiles';
-import { SimulatedMarket, type Tier } from '../../ingest/simulator/session';
+import { SimulatedMarket } from '../../ingest/simulator/session';
 import { loadUniverse } from '../../services/domain/universe';
 import { testConfig, waitFor } from '../support/env';
 import { readCommitted } from '../support/kafka-count';
@@ -24,12 +25,18 @@ const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventTy
   topicName(t, config.topicPrefix),
 );
 
-/** Expected committed events per topic for sessions at given tiers, from the generator itself. */
-function expected(sessions: [string, Tier[]][]): Record<string, number> {
+/**
+ * A session's streams: its daily tier as a history session has it (with the off-exchange sample)
+ * or as a session with ticks has it (without), and its tick tier.
+ */
+type Part = 'daily' | 'daily without sample' | 'tick';
+
+/** Expected committed events per topic for sessions made of given parts, from the generator itself. */
+function expected(sessions: [string, Part[]][]): Record<string, number> {
   const out: Record<string, number> = Object.fromEntries(marketTopics.map((t) => [t, 0]));
-  for (const [date, tiers] of sessions) {
-    for (const tier of tiers) {
-      const gen = market.session(date, tier);
+  for (const [date, parts] of sessions) {
+    for (const part of parts) {
+      const gen = part === 'tick' ? market.session(date, 'tick') : market.session(date, 'daily', undefined, { withTicks: part !== 'daily' });
       for (let k = 0; k < gen.chunks; k++) for (const e of gen.chunk(k)) out[topicName(topicFor(e.type)!, config.topicPrefix)]++;
     }
   }
@@ -142,15 +149,60 @@ describe('ingest jobs', () => {
     await waitFor('the live session to end', async () => (await live.getJob(job.id!))?.isCompleted(), 120_000, 200);
   });
 
-  it('has committed every generated event exactly once', async () => {
+  it('history: the newest session whole, every daily tier, then the older ticks; `status` shows how far it is and the time left', async () => {
+    // Enqueued while no worker runs, so the first status is deterministic.
+    worker.kill('SIGTERM');
+    await new Promise((r) => worker.once('exit', r));
+    const enqueued = await cli(['history', '--sessions', '3', '--tick-sessions', '2', '--through', '2026-11-13', '--profile', 'mini', '--no-wait']);
+    expect(enqueued.code).toBe(0);
+    const record = JSON.parse((await (await queue.client).get(historyKey(config.keyPrefix)))!) as HistoryRecord;
+    expect(record.jobs.map(({ date, level, ticksLater }) => [date, level, ticksLater ?? false])).toEqual([
+      ['2026-11-13', 'tick', false],
+      ['2026-11-12', 'daily', true],
+      ['2026-11-11', 'daily', false],
+      ['2026-11-12', 'tick', false],
+    ]);
+    const before = await cli(['status']);
+    expect(before.code).toBe(0);
+    expect(before.out).toMatch(/^history: 3 sessions through 2026-11-13, the newest 2 with ticks \(seed 42, mini; enqueued .+ UTC\)$/m);
+    expect(before.out).toContain(
+      ['  daily tier  0/3 sessions', '  ticks       0/2 sessions', '  time left   not known yet: no job of a remaining level has produced anything'].join('\n'),
+    );
+
+    worker = spawnTs('ingest/worker.ts', [], env);
+    const jobs = async () => Promise.all(record.jobs.map(async (j) => (await queue.getJob(j.id))!));
+    await waitFor('the history to complete', async () => (await Promise.all((await jobs()).map((j) => j.isCompleted()))).every(Boolean), 120_000, 200);
+    // One job at a time, in the order enqueued: the older session's ticks after every daily tier.
+    const finished = (await jobs()).map((j) => j.finishedOn!);
+    expect([...finished].sort((a, b) => a - b)).toEqual(finished);
+    const after = await cli(['status']);
+    expect(after.code).toBe(0);
+    expect(after.out).toContain(
+      ['  daily tier  3/3 sessions', '  ticks       2/2 sessions', '  time left   none: every job of this history has ended'].join('\n'),
+    );
+    expect(after.out).toMatch(
+      /time left {3}none: every job of this history has ended \(observed: ticks [\d.]+ (s|min) a session, daily tier [\d.]+ s a session\)/,
+    );
+  });
+
+  it('has committed every generated event exactly once; a session with ticks has no off-exchange sample unless its daily tier came first', async () => {
     const counts = await readCommitted(kafka, marketTopics);
     expect(counts).toEqual(
       expected([
+        ['2026-11-11', ['daily']],
+        ['2026-11-12', ['daily without sample', 'tick']],
+        ['2026-11-13', ['daily without sample', 'tick']],
         ['2026-11-16', ['daily']],
+        // Backfilled at daily level first: its daily tier (with the sample) was complete when the ticks came.
         ['2026-11-17', ['daily', 'tick']],
-        ['2026-11-18', ['daily', 'tick']],
-        ['2026-11-27', ['daily', 'tick']],
+        ['2026-11-18', ['daily without sample', 'tick']],
+        ['2026-11-27', ['daily without sample', 'tick']],
       ]),
     );
+    // Beyond the tapes' prints, the equity-print topic holds the samples of the three sessions
+    // whose daily tier was produced as a history session's: 135 + 168 + 149 prints.
+    const equity = topicName(topicFor('equity-print')!, config.topicPrefix);
+    const tapes = expected(['2026-11-12', '2026-11-13', '2026-11-17', '2026-11-18', '2026-11-27'].map((d): [string, Part[]] => [d, ['tick']]));
+    expect(counts[equity] - tapes[equity]).toBe(135 + 168 + 149);
   });
 });

@@ -30,6 +30,16 @@ describe("the daily tier's off-exchange sample", () => {
     expect(daily.map((e) => e.data).sort(byId)).toEqual(want.sort(byId));
   });
 
+  it('is left out of the daily tier of a session with ticks, which is otherwise the same', () => {
+    const all = allEvents(market.session(DATE, 'daily'));
+    const withTicks = allEvents(market.session(DATE, 'daily', undefined, { withTicks: true }));
+    const sampled = all.filter((e) => e.type === 'equity-print');
+    expect(sampled.length).toBe(848);
+    expect(sampled.every((e) => (e.data.conditions as string[]).includes(HISTORY_SAMPLE_CONDITION))).toBe(true);
+    expect(withTicks.length).toBe(all.length - sampled.length);
+    expect(withTicks).toEqual(all.filter((e) => e.type !== 'equity-print'));
+  });
+
   it('every symbol that trades has sampled prints; the full profile has no sample', () => {
     for (const s of SYMBOLS) expect(daily.some((e) => e.data.ticker === s)).toBe(true);
     expect(PROFILES.full.darkPoolSampleMinutes).toBe(0);
