@@ -87,6 +87,8 @@ export interface TableEndpointSpec<Row> {
   families?(plan: TablePlan<Row>, req: Omit<TableRequest<Row>, 'segments' | 'version'>): Family[];
   knownSmallest?(families: Family[], req: Omit<TableRequest<Row>, 'segments' | 'version'>): Family | null;
   companions?(req: Omit<TableRequest<Row>, 'segments' | 'version'>): TableQuery<Row>['companions'];
+  /** Bounds that let a read skip warm blocks (engine.ts WarmBounds). */
+  warmBounds?(req: Omit<TableRequest<Row>, 'segments' | 'version'>): TableQuery<Row>['warmBounds'];
   /** Response members beyond the rows, computed beside the page (statistics). */
   extras?(req: TableRequest<Row>, ctx: EndpointContext): Promise<Record<string, unknown>>;
   /** The answer when the view or the selected segments hold nothing. */
@@ -223,6 +225,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
         families: spec.families && ((plan) => spec.families!(plan, partial)),
         knownSmallest: spec.knownSmallest && ((fams) => spec.knownSmallest!(fams, partial)),
         companions: spec.companions?.(partial),
+        warmBounds: spec.warmBounds?.(partial),
       };
       const suffix = sortSuffix.get(sort.field.name) ?? null;
       const value = (r: Row) => {
