@@ -55,6 +55,8 @@ export interface TableQuery<Row> {
   companions?: { hash: (k: TableKeys, segment: string) => string; attach(row: Row, value: Buffer | null): void }[];
   /** What the warm tier's blocks may be skipped by (warm-reader.ts); the predicate still decides every row. */
   warmBounds?: WarmBounds;
+  /** Segments known to be hot (the newest of the view): their tier is not read. */
+  hotSegments?: ReadonlySet<string>;
 }
 
 /** Bounds every matching row satisfies, for skipping warm blocks: block keys (tickers) and ranges by sort suffix. */
@@ -128,7 +130,7 @@ export class TablePlan<Row> {
    * partition's tier hash, made only for a view with a warm tier.
    */
   async loadTiers(): Promise<void> {
-    const segs = this.q.segments.filter((s) => s !== '');
+    const segs = this.q.segments.filter((s) => s !== '' && !this.q.hotSegments?.has(s));
     if (!this.q.layout.warm || !segs.length) return;
     const pipe = this.redis.pipeline();
     for (const p of this.parts) pipe.hmget(new WarmKeys(this.keys[p].p).tier, ...segs.map(warmField));

@@ -14,6 +14,7 @@ import { parseTimeSelection, sessionsCovered, type SelectorName, type TimeSelect
 import type { TimeWindow } from '../request/time';
 import { fragments, type JsonSchema } from '../request/validate';
 import { readTablePage, type Family, type TablePlan, type TableQuery } from './engine';
+import { hotSessionsKey } from '../../services/views/warm-tier';
 import { viewSegments, viewStamp } from './view-state';
 
 /**
@@ -214,6 +215,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       }
       if (version === null || segments.length === 0) return spec.empty ? spec.empty({ body, firstPage }) : { data: [] };
       const req: TableRequest<Row> = { ...partial, version, segments };
+      const hotSegments = layout.warm ? await newestHotSegments(ctx, layout.view, version) : undefined;
 
       const query: TableQuery<Row> = {
         layout,
@@ -226,6 +228,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
         knownSmallest: spec.knownSmallest && ((fams) => spec.knownSmallest!(fams, partial)),
         companions: spec.companions?.(partial),
         warmBounds: spec.warmBounds?.(partial),
+        hotSegments,
       };
       const suffix = sortSuffix.get(sort.field.name) ?? null;
       const value = (r: Row) => {
@@ -244,6 +247,19 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       return res;
     },
   };
+}
+
+/**
+ * The sessions of a view that are hot for sure, so a request for them skips the tier read: the
+ * newest K - 1 of the sessions it holds, K being the version's hot-session count. The session
+ * list may be a second old (ViewPointers); one session newer than it cannot push these past K.
+ */
+async function newestHotSegments(ctx: EndpointContext, view: string, version: number): Promise<Set<string>> {
+  const [held, k] = await Promise.all([
+    ctx.views.list(`${view}:${version}:segments`, () => viewSegments(ctx.redis, ctx.keyPrefix, view, version)),
+    ctx.views.list(`${view}:${version}:hot-sessions`, async () => [(await ctx.redis.get(hotSessionsKey(ctx.keyPrefix, view, version))) ?? '0']),
+  ]);
+  return new Set(held.slice(Math.max(0, held.length - (Number(k[0]) - 1))));
 }
 
 function selectorProperties<Row>(spec: TableEndpointSpec<Row>): Record<string, JsonSchema> {

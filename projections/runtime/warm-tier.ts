@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { PartitionKeys } from '../../services/views/keys';
 import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
-import { WarmKeys, lastEventField, packBlocks, unpackBlock, warmField } from '../../services/views/warm-tier';
+import { WarmKeys, hotSessionsKey, lastEventField, packBlocks, unpackBlock, warmField } from '../../services/views/warm-tier';
 import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
@@ -59,6 +59,17 @@ const HSCAN_COUNT = 2_000;
 export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, given?: WarmTierOptions): Projection {
   const { layout } = spec;
   if (!layout.warm) throw new Error(`${layout.view} declares no warm tier`);
+  // The version's hot-session count, fixed by its first chunk (hotSessionsKey), per version.
+  const fixed = new Map<string, number>();
+  const hotSessionsOf = async (keys: PartitionKeys, redis: Redis, want: number): Promise<number> => {
+    const key = hotSessionsKey(keys.prefix, keys.view, keys.version);
+    let n = fixed.get(key);
+    if (n === undefined) {
+      await redis.set(key, String(want), 'NX');
+      fixed.set(key, (n = Number(await redis.get(key))));
+    }
+    return n;
+  };
   return {
     ...inner,
     async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
@@ -84,7 +95,7 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
       const sessions = new Set(await redis.zrange(k.segments, 0, -1));
       for (const d of lastOf.keys()) sessions.add(d);
       const ordered = [...sessions].sort();
-      const old = ordered.slice(0, Math.max(0, ordered.length - opts.hotSessions));
+      const old = ordered.slice(0, Math.max(0, ordered.length - (await hotSessionsOf(keys, redis, opts.hotSessions))));
       let frozen = 0;
       for (const d of old) {
         if (frozen >= (opts.maxFreezesPerChunk ?? 2)) break;

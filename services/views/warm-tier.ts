@@ -67,6 +67,15 @@ export class WarmKeys {
   }
 }
 
+/**
+ * How many sessions a view version keeps hot, fixed when the version is first projected (a
+ * changed MDQ_HOT_SESSIONS applies to the next rebuild): the API relies on it to skip the tier
+ * read for the newest sessions, which a smaller value could otherwise freeze under it.
+ */
+export function hotSessionsKey(prefix: string, view: string, version: number): string {
+  return `${prefix}:${view}:v${version}:hot-sessions`;
+}
+
 export const warmField = (seg: string): string => `w:${seg}`;
 export const lastEventField = (seg: string): string => `last:${seg}`;
 
