@@ -2,7 +2,9 @@ import type Redis from 'ioredis';
 import { PartitionKeys } from '../../services/views/keys';
 import { compareKeys, encodeSortKey, indexMember, parseIndexMember } from '../../services/views/sort-keys';
 import { TableKeys, type TableLayout } from '../../services/views/table';
+import { WarmKeys, warmField } from '../../services/views/warm-tier';
 import type { TimeWindow } from '../request/time';
+import { scanWarm, withWarmRows } from './warm-reader';
 import { LexMerge, emptyLexRange, tighterMax, tighterMin, type LexHit, type LexSource } from './lex-merge';
 
 /**
@@ -51,6 +53,16 @@ export interface TableQuery<Row> {
   knownSmallest?: (families: Family[]) => Family | null;
   /** Hashes keyed by rowKey whose values are fetched with each candidate row and attached to it. */
   companions?: { hash: (k: TableKeys, segment: string) => string; attach(row: Row, value: Buffer | null): void }[];
+  /** What the warm tier's blocks may be skipped by (warm-reader.ts); the predicate still decides every row. */
+  warmBounds?: WarmBounds;
+  /** Segments known to be hot (the newest of the view): their tier is not read. */
+  hotSegments?: ReadonlySet<string>;
+}
+
+/** Bounds every matching row satisfies, for skipping warm blocks: block keys (tickers) and ranges by sort suffix. */
+export interface WarmBounds {
+  blockKeys?: readonly string[];
+  ranges?: Readonly<Record<string, readonly [number | null, number | null] | undefined>>;
 }
 
 export interface TableSortSpec<Row> {
@@ -101,6 +113,8 @@ export function upperBoundInclusive(v: number | null | undefined): string {
 export class TablePlan<Row> {
   readonly keys: TableKeys[];
   readonly parts: number[];
+  /** (partition, segment) pairs held by the warm tier, as `<p>/<seg>` (loadTiers); the hot families leave them out. */
+  readonly warm = new Set<string>();
 
   constructor(
     readonly redis: Redis,
@@ -109,6 +123,29 @@ export class TablePlan<Row> {
   ) {
     this.parts = Array.from({ length: q.partitions }, (_, p) => p);
     this.keys = this.parts.map((p) => new TableKeys(new PartitionKeys(prefix, q.layout.view, q.version, p)));
+  }
+
+  /**
+   * Which of the query's (partition, segment) pairs are warm: one pipelined read of every
+   * partition's tier hash, made only for a view with a warm tier.
+   */
+  async loadTiers(): Promise<void> {
+    const segs = this.q.segments.filter((s) => s !== '' && !this.q.hotSegments?.has(s));
+    if (!this.q.layout.warm || !segs.length) return;
+    const pipe = this.redis.pipeline();
+    for (const p of this.parts) pipe.hmget(new WarmKeys(this.keys[p].p).tier, ...segs.map(warmField));
+    const res = (await pipe.exec())!;
+    res.forEach(([err, vals], p) => {
+      if (err) throw err;
+      (vals as (string | null)[]).forEach((v, i) => {
+        if (v !== null) this.warm.add(`${p}/${segs[i]}`);
+      });
+    });
+  }
+
+  /** Whether a (partition, segment) pair is read from the hot tier. */
+  isHot(p: number, seg: string): boolean {
+    return this.warm.size === 0 || !this.warm.has(`${p}/${seg}`);
   }
 
   /** The default sort's bounds from the window and defaultRange ('-' and '+' when none). */
@@ -139,7 +176,7 @@ export class TablePlan<Row> {
     const sources: LexSource[] = [];
     if (!emptyLexRange(min, max)) {
       for (const seg of this.q.segments)
-        for (const p of o.parts ?? this.parts) sources.push({ partition: p, key: keyOf(this.keys[p], seg), min, max, tag: seg });
+        for (const p of o.parts ?? this.parts) if (this.isHot(p, seg)) sources.push({ partition: p, key: keyOf(this.keys[p], seg), min, max, tag: seg });
     }
     return { name, sort, sources, count: -1 };
   }
@@ -157,7 +194,7 @@ export class TablePlan<Row> {
       for (const seg of this.q.segments) {
         for (const v of new Set(values)) {
           for (const p of partitionsOf ? partitionsOf(v) : this.parts)
-            sources.push({ partition: p, key: this.keys[p].index(seg, index, v), min: b.min, max: b.max, tag: seg });
+            if (this.isHot(p, seg)) sources.push({ partition: p, key: this.keys[p].index(seg, index, v), min: b.min, max: b.max, tag: seg });
         }
       }
     }
@@ -268,6 +305,7 @@ export function smallest(fams: Family[]): Family {
 /** One page in (sort value, rowKey) order after the cursor (see the planner notes at the top). */
 export async function readTablePage<Row>(redis: Redis, keyPrefix: string, q: TablePageQuery<Row>, opts: TableReadOptions = {}): Promise<TablePage<Row>> {
   const pl = new TablePlan(redis, keyPrefix, q);
+  await pl.loadTiers();
   const want = q.size + 1;
   const sortIdx = q.sort.suffix;
   const defaultSuffix = q.layout.sorts[0].suffix;
@@ -307,6 +345,7 @@ export async function readTablePage<Row>(redis: Redis, keyPrefix: string, q: Tab
     opts.onPlan?.(`${sortIdx !== null ? 'B' : 'C'} ${cands!.name}`);
     rows = await pageFromCandidates(pl, cands!, q.sort, q.after, want);
   }
+  if (pl.warm.size) rows = await withWarmRows(pl, rows, q.sort, q.after, want);
   const more = rows.length > q.size;
   if (more) rows.length = q.size;
   const last = rows[rows.length - 1];
@@ -378,11 +417,13 @@ export async function scanTable<Row>(
   onPlan?: (plan: string) => void,
 ): Promise<void> {
   const pl = new TablePlan(redis, keyPrefix, q);
+  await pl.loadTiers();
   const fams = pl.families();
   await pl.count(fams);
   const f = smallest(fams);
-  onPlan?.(`scan ${f.name}`);
+  onPlan?.(`scan ${f.name}${pl.warm.size ? ' + warm' : ''}`);
   await pl.scan(f, (row) => {
     if (pl.matches(row)) visit(row);
   });
+  if (pl.warm.size) await scanWarm(pl, visit);
 }

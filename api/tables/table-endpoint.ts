@@ -14,6 +14,7 @@ import { parseTimeSelection, sessionsCovered, type SelectorName, type TimeSelect
 import type { TimeWindow } from '../request/time';
 import { fragments, type JsonSchema } from '../request/validate';
 import { readTablePage, type Family, type TablePlan, type TableQuery } from './engine';
+import { hotSessionsKey } from '../../services/views/warm-tier';
 import { viewSegments, viewStamp } from './view-state';
 
 /**
@@ -87,6 +88,8 @@ export interface TableEndpointSpec<Row> {
   families?(plan: TablePlan<Row>, req: Omit<TableRequest<Row>, 'segments' | 'version'>): Family[];
   knownSmallest?(families: Family[], req: Omit<TableRequest<Row>, 'segments' | 'version'>): Family | null;
   companions?(req: Omit<TableRequest<Row>, 'segments' | 'version'>): TableQuery<Row>['companions'];
+  /** Bounds that let a read skip warm blocks (engine.ts WarmBounds). */
+  warmBounds?(req: Omit<TableRequest<Row>, 'segments' | 'version'>): TableQuery<Row>['warmBounds'];
   /** Response members beyond the rows, computed beside the page (statistics). */
   extras?(req: TableRequest<Row>, ctx: EndpointContext): Promise<Record<string, unknown>>;
   /** The answer when the view or the selected segments hold nothing. */
@@ -212,6 +215,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       }
       if (version === null || segments.length === 0) return spec.empty ? spec.empty({ body, firstPage }) : { data: [] };
       const req: TableRequest<Row> = { ...partial, version, segments };
+      const hotSegments = layout.warm ? await newestHotSegments(ctx, layout.view, version) : undefined;
 
       const query: TableQuery<Row> = {
         layout,
@@ -223,6 +227,8 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
         families: spec.families && ((plan) => spec.families!(plan, partial)),
         knownSmallest: spec.knownSmallest && ((fams) => spec.knownSmallest!(fams, partial)),
         companions: spec.companions?.(partial),
+        warmBounds: spec.warmBounds?.(partial),
+        hotSegments,
       };
       const suffix = sortSuffix.get(sort.field.name) ?? null;
       const value = (r: Row) => {
@@ -241,6 +247,19 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       return res;
     },
   };
+}
+
+/**
+ * The sessions of a view that are hot for sure, so a request for them skips the tier read: the
+ * newest K - 1 of the sessions it holds, K being the version's hot-session count. The session
+ * list may be a second old (ViewPointers); one session newer than it cannot push these past K.
+ */
+async function newestHotSegments(ctx: EndpointContext, view: string, version: number): Promise<Set<string>> {
+  const [held, k] = await Promise.all([
+    ctx.views.list(`${view}:${version}:segments`, () => viewSegments(ctx.redis, ctx.keyPrefix, view, version)),
+    ctx.views.list(`${view}:${version}:hot-sessions`, async () => [(await ctx.redis.get(hotSessionsKey(ctx.keyPrefix, view, version))) ?? '0']),
+  ]);
+  return new Set(held.slice(Math.max(0, held.length - (Number(k[0]) - 1))));
 }
 
 function selectorProperties<Row>(spec: TableEndpointSpec<Row>): Record<string, JsonSchema> {

@@ -6,6 +6,8 @@ import { TableKeys, rowWrites } from '../../services/views/table';
 import { tradeSideOf } from '../enrich/enrich-print';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
+import { withWarmTier } from '../runtime/warm-tier';
+import { sessionDateOf } from '../../services/domain/calendar';
 
 /** The fields of a market.equity-prints event this view reads. */
 export interface EquityPrintEvent {
@@ -49,7 +51,7 @@ export function equityPrintRow(e: EquityPrintEvent): EquityPrintRow {
  * history sample (sampledPrint: the daily tier's off-exchange sample that feeds the dark-pool
  * levels) are left out: the tape serves the sessions that have their full tick data.
  */
-export const equityPrintsProjection: Projection = {
+const hotEquityPrintsProjection: Projection = {
   view: EQUITY_PRINTS_VIEW,
   format: EQUITY_PRINTS_FORMAT,
   topics: [topicFor('equity-print')!],
@@ -66,6 +68,16 @@ export const equityPrintsProjection: Projection = {
     return ops;
   },
 };
+
+/** The tape with sessions older than the newest few kept as compact blocks (runtime/warm-tier.ts). */
+export const equityPrintsProjection: Projection = withWarmTier(hotEquityPrintsProjection, {
+  layout: EQUITY_PRINTS_LAYOUT,
+  rowsTopic: topicFor('equity-print')!.name,
+  sessionOf: (e) => {
+    const v = e.value as unknown as EquityPrintEvent;
+    return isSampledPrint(v) ? null : sessionDateOf(Number(v.time));
+  },
+});
 
 /** A print of the history sample (services/domain/equity-prints.ts). */
 export function isSampledPrint(e: { conditions?: readonly string[] }): boolean {

@@ -8,6 +8,7 @@ import {
   encodeRow,
   openInterestField,
   orderFlowKeys,
+  orderFlowLayout,
   parseIndexMember,
   eachIndexEntry,
   premiumCents,
@@ -18,6 +19,7 @@ import {
 } from '../../services/views/order-flow';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
+import { withWarmTier } from '../runtime/warm-tier';
 
 /**
  * The writer shared by both order-flow views (services/views/order-flow/keys.ts has the key layout).
@@ -310,6 +312,16 @@ function queueOpenInterest(
 
 /** A projection of one order-flow view: its derived topic joined with the open interest. */
 export function orderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>): Projection {
+  // Sessions older than the newest few move to compact blocks (runtime/warm-tier.ts); rows and
+  // open-interest events both name their session.
+  return withWarmTier(hotOrderFlowProjection(spec), {
+    layout: orderFlowLayout(spec.view),
+    rowsTopic: spec.rows.name,
+    sessionOf: (e) => (e.value as { sessionDate?: string } | null)?.sessionDate ?? null,
+  });
+}
+
+function hotOrderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>): Projection {
   return {
     view: spec.view,
     format: spec.format,

@@ -216,3 +216,30 @@ export async function readConsumedOffset(redis: Redis, offsetsKey: string, topic
   const [applied, seen] = await redis.hmget(offsetsKey, topic, `seen:${topic}`);
   return Math.max(applied === null ? -1 : Number(applied), seen === null ? -1 : Number(seen));
 }
+
+/**
+ * Applies writes that `build` computes from reads it makes on the given connection, only if none
+ * of the watched keys changed since `build` started: WATCH, build, MULTI, the writes, EXEC. For
+ * layout changes that must not interleave with a chunk of the same partition (a warm session
+ * moved back to the hot tier before the chunk that writes to it). `build` returns null to apply
+ * nothing. Returns whether the writes were applied; on false the caller reads again and retries.
+ */
+export async function applyIfUnchanged(redis: Redis, watched: readonly string[], build: (c: Redis) => Promise<RedisOp[] | null>): Promise<boolean> {
+  return withTransactionConnection<boolean>(redis, async (c) => {
+    await c.watch(...watched);
+    const ops = await build(c);
+    if (ops === null) {
+      await c.unwatch();
+      return true;
+    }
+    const tx = c.multi();
+    const resp = new RespBatch(c);
+    const queue = tx as unknown as { sendCommand(command: Command): unknown };
+    for (const op of coalesceOps(ops)) queue.sendCommand(resp.command(op));
+    const res = await tx.exec();
+    if (res === null) return false;
+    const failed = res.find(([err]) => err);
+    if (failed) throw failed[0];
+    return true;
+  });
+}

@@ -1,5 +1,6 @@
 import type { PartitionKeys } from './keys';
 import { encodeSortKey, indexMember } from './sort-keys';
+import type { WarmTier } from './warm-tier';
 
 /**
  * The storage of a table view: what a table-shaped endpoint pages through (api/tables/). A view
@@ -44,6 +45,8 @@ export interface TableLayout<Row> {
   /** Indexed sort orders; the first is the default order and orders every filter index. */
   sorts: readonly TableSort<Row>[];
   indexes: readonly TableIndex<Row>[];
+  /** Sessions older than the newest few are kept as compact blocks (warm-tier.ts); absent: always hot. */
+  warm?: WarmTier<Row>;
 }
 
 /** Keys of one partition of a table view version. */
@@ -93,4 +96,11 @@ function indexEntries<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row, seg
   const byDefault = out[0][1];
   for (const ix of layout.indexes) for (const v of new Set(ix.values(row))) out.push([k.index(seg, ix.name, v), byDefault]);
   return out;
+}
+
+/** Every hot key holding a session's rows (the rows hash and each index they are filed in). */
+export function hotKeysOf<Row>(layout: TableLayout<Row>, k: TableKeys, seg: string, rows: Iterable<Row>): string[] {
+  const keys = new Set<string>([k.rows(seg)]);
+  for (const row of rows) for (const [key] of indexEntries(layout, k, row, seg, layout.rowKeyOf(row))) keys.add(key);
+  return [...keys];
 }

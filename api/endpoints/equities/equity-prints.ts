@@ -37,6 +37,10 @@ function tierAtOrBelow(tiers: readonly number[], min: number | null): number | u
   return [...tiers].reverse().find((t) => t <= min);
 }
 
+function ranged(filter: ParsedFilter<EquityPrintRow>, key: string): [number | null, number | null] | undefined {
+  return filter.values.get(key) as [number | null, number | null] | undefined;
+}
+
 /** The view's indexes a filter narrows to (the engine reads the smallest; the predicate checks every row). */
 function families(plan: TablePlan<EquityPrintRow>, filter: ParsedFilter<EquityPrintRow>): Family[] {
   const out: Family[] = [];
@@ -44,10 +48,9 @@ function families(plan: TablePlan<EquityPrintRow>, filter: ParsedFilter<EquityPr
   if (tickers) out.push(plan.indexFamily('tk', 'tk', tickers, (t) => [partitionOf(t, MARKET_PARTITIONS)]));
   const types = filter.values.get('equityPrintTypes') as string[] | undefined;
   if (types && types.length === 1 && types[0] === 'DARK_POOL') out.push(plan.indexFamily('dp', 'dp', ['']));
-  const ranged = (key: string) => filter.values.get(key) as [number | null, number | null] | undefined;
-  const notional = ranged('notionalValueRange');
-  const size = ranged('sizeRange');
-  const price = ranged('priceRange');
+  const notional = ranged(filter, 'notionalValueRange');
+  const size = ranged(filter, 'sizeRange');
+  const price = ranged(filter, 'priceRange');
   const nt = tierAtOrBelow(NOTIONAL_TIERS, notional?.[0] ?? null);
   if (nt !== undefined) out.push(plan.indexFamily(`nt:${nt}`, 'nt', [String(nt)]));
   const sz = tierAtOrBelow(SIZE_TIERS, size?.[0] ?? null);
@@ -95,6 +98,10 @@ export const equityPrints: EndpointDef = tableEndpoint<EquityPrintRow>({
     },
   },
   families: (plan, { filter }) => families(plan, filter),
+  warmBounds: ({ filter }) => ({
+    blockKeys: filter.values.get('tickers') as string[] | undefined,
+    ranges: { notional: ranged(filter, 'notionalValueRange'), size: ranged(filter, 'sizeRange'), price: ranged(filter, 'priceRange') },
+  }),
   examples: {
     latest: { summary: 'The newest prints of the latest session', request: { size: 5 } },
     darkBlocks: {

@@ -17,7 +17,11 @@ export { NEWS_FIELDS } from '../../fields/news';
 const MAX_SIZE = 100;
 
 /** The news view as the engine reads it: rows with their body, filled in only when asked for. */
-const LAYOUT: TableLayout<NewsDoc> = { ...NEWS_LAYOUT, decode: (stored, rowKey, seg) => ({ ...NEWS_LAYOUT.decode(stored, rowKey, seg), body: null }) };
+const LAYOUT: TableLayout<NewsDoc> = {
+  ...NEWS_LAYOUT,
+  warm: undefined,
+  decode: (stored, rowKey, seg) => ({ ...NEWS_LAYOUT.decode(stored, rowKey, seg), body: null }),
+};
 
 /** News cursors are readable, as the vendor's: [publishedTime, id]. */
 const NEWS_CURSOR: CursorCodec = {

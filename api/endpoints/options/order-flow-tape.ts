@@ -9,7 +9,15 @@ import type { FilterParam, ParsedFilter } from '../../request/filter-object';
 import { OPTION_TRADE_EXCLUSIVE } from '../../fields/option-trade';
 import { fragments, type JsonSchema } from '../../request/validate';
 import { tableEndpoint, tableResponseSchema, compileSerializer, type TableRequest } from '../../tables/table-endpoint';
-import { combosWhenSmallest, layoutOf, orderFlowFamilies, readComprisingTrades, readOrderFlowStatistics, type OrderFlowHints } from '../../views/order-flow';
+import {
+  combosWhenSmallest,
+  layoutOf,
+  orderFlowFamilies,
+  readComprisingTrades,
+  readOrderFlowStatistics,
+  warmBoundsOf,
+  type OrderFlowHints,
+} from '../../views/order-flow';
 
 /**
  * What the consolidated and unconsolidated order-flow endpoints share, declared on the table
@@ -165,6 +173,7 @@ export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): En
     responseExtras: { statistics: STATISTICS_SCHEMA },
     families: (plan, req) => orderFlowFamilies(plan, hintsOf(req.filter)),
     knownSmallest: (fams, req) => combosWhenSmallest(fams, hintsOf(req.filter)),
+    warmBounds: (req) => warmBoundsOf(hintsOf(req.filter)),
     empty: ({ body, firstPage }) => (body.includeStatistics === true && firstPage ? { data: [], statistics: emptyStatistics() } : { data: [] }),
     extras: async (req, ctx) => {
       if (req.body.includeStatistics !== true || !req.firstPage) return {};

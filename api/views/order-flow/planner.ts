@@ -15,7 +15,7 @@ import {
 } from '../../../services/views/order-flow';
 import type { TableLayout } from '../../../services/views/table';
 import type { TimeWindow } from '../../request/time';
-import type { Family, TablePlan, TableQuery } from '../../tables/engine';
+import type { Family, TablePlan, TableQuery, WarmBounds } from '../../tables/engine';
 
 /**
  * How an order-flow query narrows what the table engine reads (api/tables/engine.ts): the filter's
@@ -163,5 +163,13 @@ export function orderFlowTableQuery<Row extends OrderFlowRow>(q: OrderFlowQuery<
     predicate: (row) => passesHints(row, h) && q.predicate(row),
     families: (pl) => orderFlowFamilies(pl, h),
     knownSmallest: (fams) => combosWhenSmallest(fams, h),
+    warmBounds: warmBoundsOf(h),
   };
+}
+
+/** The hints as bounds on warm blocks (blocks are per ticker; each indexed sort has a min and max). */
+export function warmBoundsOf(h: OrderFlowHints): WarmBounds {
+  const ranges: Record<string, readonly [number | null, number | null]> = {};
+  for (const f of Object.keys(h.ranges ?? {}) as IndexedSort[]) if (h.ranges![f]) ranges[SORT_INDEXES[f].suffix] = h.ranges![f]!;
+  return { blockKeys: h.tickers, ranges };
 }

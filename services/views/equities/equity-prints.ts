@@ -107,4 +107,5 @@ export const EQUITY_PRINTS_LAYOUT: TableLayout<EquityPrintRow> = {
     { name: 'nt', values: (r) => NOTIONAL_TIERS.filter((t) => r.notionalValue >= t).map(String) },
     { name: 'sz', values: (r) => SIZE_TIERS.filter((t) => r.size >= t).map(String) },
   ],
+  warm: { blockKey: (r) => r.ticker },
 };

@@ -24,6 +24,7 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
       { name: 'un', values: (r) => (r.isUnusual ? [''] : []) },
       { name: 'cx', values: (r) => [comboOf(r).join(':')] },
     ],
+    warm: { blockKey: (r) => r.ticker },
   };
 }
 

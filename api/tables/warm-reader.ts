@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
+import { WarmKeys, decodeMeta, unpackBlock, type BlockMeta } from '../../services/views/warm-tier';
+import type { TablePlan, TableSortSpec } from './engine';
+
+/**
+ * The table engine's read of the warm tier (services/views/warm-tier.ts): the blocks of the
+ * query's warm (partition, session) pairs. Block metadata is read first (one pipeline); a block
+ * is skipped when its block key or a min/max range cannot match, or when it lies wholly before
+ * the cursor. For a page the remaining blocks are read in the order of their bound on the sort
+ * field (greatest maximum first for a descending sort) and reading stops once the page is full
+ * and the next block cannot hold a row that sorts before the page's last one, so a ticker's
+ * newest prints of a month-old session decode a block or two, not the session.
+ */
+
+const BLOCKS_PER_ROUND = 16;
+
+/**
+ * Decoded blocks, by the digest of their stored bytes (a block moved back to the hot tier and
+ * frozen again with other rows has other bytes, so a hit is always the block as stored now).
+ * Cursor walks and repeated queries over a warm session decode each block once; callers get
+ * copies of the rows, since a page's rows are decorated in place.
+ */
+const decoded = new LRUCache<string, object[]>({ maxSize: 200_000, sizeCalculation: (rows) => Math.max(1, rows.length) });
+
+function rowsOf<Row>(pl: TablePlan<Row>, body: Buffer, seg: string): Row[] {
+  const id = `${pl.q.layout.view}\n${seg}\n${createHash('sha1').update(body).digest('base64')}`;
+  let rows = decoded.get(id) as Row[] | undefined;
+  if (!rows) decoded.set(id, (rows = unpackBlock(pl.q.layout, body, seg)) as object[]);
+  return rows;
+}
+
+interface Block {
+  p: number;
+  seg: string;
+  meta: BlockMeta;
+}
+
+interface Keyed<Row> {
+  row: Row;
+  sk: string;
+  rk: string;
+  p: number;
+  seg: string;
+}
+
+/** The warm pairs' block metadata, filtered by the query's bounds. */
+async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
+  const pairs = [...pl.warm].map((id) => {
+    const at = id.indexOf('/');
+    return { p: Number(id.slice(0, at)), seg: id.slice(at + 1) };
+  });
+  const pipe = pl.redis.pipeline();
+  for (const { p, seg } of pairs) pipe.hgetallBuffer(new WarmKeys(pl.keys[p].p).meta(seg));
+  const res = (await pipe.exec())!;
+  const sorts = pl.q.layout.sorts;
+  const b = pl.q.warmBounds;
+  const keys = b?.blockKeys ? new Set(b.blockKeys) : null;
+  // Every bound as [sort position, lo, hi]: the window and default range on the first sort.
+  const bounds: [number, number | null, number | null][] = [];
+  const w = pl.q.window;
+  if (w) bounds.push([0, w.startMs, w.endMs]);
+  if (pl.q.defaultRange) bounds.push([0, pl.q.defaultRange[0], pl.q.defaultRange[1]]);
+  for (const [suffix, r] of Object.entries(b?.ranges ?? {})) {
+    const i = sorts.findIndex((s) => s.suffix === suffix);
+    if (i >= 0 && r) bounds.push([i, r[0], r[1]]);
+  }
+  const out: Block[] = [];
+  res.forEach(([err, hash], n) => {
+    if (err) throw err;
+    for (const [id, stored] of Object.entries(hash as Record<string, Buffer>)) {
+      const meta = decodeMeta(id, stored);
+      if (keys && !keys.has(meta.blockKey)) continue;
+      // A bound is inclusive; the window's end is exclusive, which only makes the test looser.
+      const outside = bounds.some(([i, lo, hi]) => meta.min[i] !== null && ((lo !== null && meta.max[i]! < lo) || (hi !== null && meta.min[i]! > hi)));
+      if (!outside) out.push({ p: pairs[n].p, seg: pairs[n].seg, meta });
+    }
+  });
+  return out;
+}
+
+/** Decodes blocks in rounds of one pipeline each, visiting every row that matches the query. */
+async function readBlocks<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (row: Row, b: Block) => void): Promise<void> {
+  const pipe = pl.redis.pipeline();
+  for (const b of blocks) pipe.hgetBuffer(new WarmKeys(pl.keys[b.p].p).blocks(b.seg), b.meta.id);
+  const res = (await pipe.exec())!;
+  res.forEach(([err, body], i) => {
+    if (err) throw err;
+    if (body === null) return; // moved back to the hot tier since the metadata was read
+    for (const row of rowsOf(pl, body as Buffer, blocks[i].seg)) if (pl.matches(row)) visit({ ...row }, blocks[i]);
+  });
+}
+
+/** Visits every warm row matching the query (scanTable's warm part). */
+export async function scanWarm<Row>(pl: TablePlan<Row>, visit: (row: Row) => void): Promise<void> {
+  const blocks = await candidateBlocks(pl);
+  for (let i = 0; i < blocks.length; i += BLOCKS_PER_ROUND) await readBlocks(pl, blocks.slice(i, i + BLOCKS_PER_ROUND), visit);
+}
+
+/**
+ * The first `want` rows after the cursor from the hot rows (already the hot tier's first `want`,
+ * in order) and the warm blocks together, in (sort value, rowKey) order.
+ */
+export async function withWarmRows<Row>(
+  pl: TablePlan<Row>,
+  hot: Row[],
+  sort: TableSortSpec<Row>,
+  after: { sortKey: string; rowKey: string } | null,
+  want: number,
+): Promise<Row[]> {
+  const sign = sort.descending ? -1 : 1;
+  const rowKeyOf = pl.q.layout.rowKeyOf;
+  const cmp = (a: { sk: string; rk: string }, b: { sk: string; rk: string }) => sign * compareKeys(a.sk, a.rk, b.sk, b.rk);
+  const best: Keyed<Row>[] = hot.map((row) => ({ row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: -1, seg: '' }));
+  const insert = (e: Keyed<Row>) => {
+    if (best.length === want && cmp(best[want - 1], e) < 0) return;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cmp(best[mid], e) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, e);
+    if (best.length > want) best.pop();
+  };
+
+  // The blocks in the order of their bound on the sort field, when the field has one.
+  const at = sort.suffix === null ? -1 : pl.q.layout.sorts.findIndex((s) => s.suffix === sort.suffix);
+  let blocks = await candidateBlocks(pl);
+  const bound = (b: Block): string | null => {
+    const v = sort.descending ? b.meta.max[at] : b.meta.min[at];
+    return at < 0 || v === null || v === undefined ? null : encodeSortKey(v);
+  };
+  const ordered = at >= 0 && blocks.every((b) => bound(b) !== null);
+  if (ordered) {
+    if (after) blocks = blocks.filter((b) => farEnd(b, sort, at, after));
+    blocks.sort((a, b) => sign * (bound(a)! < bound(b)! ? -1 : bound(a)! > bound(b)! ? 1 : 0));
+  }
+  for (let i = 0; i < blocks.length; i += BLOCKS_PER_ROUND) {
+    const round = blocks.slice(i, i + BLOCKS_PER_ROUND);
+    // Sorted by bound: once the page is full and this round's first block starts after its last
+    // row, no later block can contribute.
+    if (ordered && best.length === want && sign * (bound(round[0])! < best[want - 1].sk ? -1 : bound(round[0])! > best[want - 1].sk ? 1 : 0) > 0) break;
+    await readBlocks(pl, round, (row, b) => {
+      const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
+      if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) return;
+      insert(e);
+    });
+  }
+  await attachCompanions(pl, best);
+  return best.map((e) => e.row);
+}
+
+/** Whether a block's far end (its last row in sort order) is at or after the cursor: otherwise every row of it was served. */
+function farEnd<Row>(b: Block, sort: TableSortSpec<Row>, at: number, after: { sortKey: string }): boolean {
+  const v = sort.descending ? b.meta.min[at] : b.meta.max[at];
+  if (v === null) return true;
+  const far = encodeSortKey(v);
+  return sort.descending ? far <= after.sortKey : far >= after.sortKey;
+}
+
+/** The companion values (comprising trades...) of the warm rows of a page (hot rows have theirs). */
+async function attachCompanions<Row>(pl: TablePlan<Row>, rows: Keyed<Row>[]): Promise<void> {
+  const companions = pl.q.companions ?? [];
+  const warm = rows.filter((e) => e.p >= 0);
+  if (!companions.length || !warm.length) return;
+  const pipe = pl.redis.pipeline();
+  for (const e of warm) for (const c of companions) pipe.hgetBuffer(c.hash(pl.keys[e.p], e.seg), e.rk);
+  const res = (await pipe.exec())!;
+  let n = 0;
+  for (const e of warm) {
+    for (const c of companions) {
+      const [err, v] = res[n++] as [Error | null, Buffer | null];
+      if (err) throw err;
+      c.attach(e.row, v);
+    }
+  }
+}

@@ -1,0 +1,180 @@
+import type Redis from 'ioredis';
+import type { PartitionKeys } from '../../services/views/keys';
+import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
+import { WarmKeys, hotSessionsKey, lastEventField, packBlocks, unpackBlock, warmField } from '../../services/views/warm-tier';
+import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
+import type { Projection, SourceEvent } from './projection';
+
+/**
+ * Moves a table view's older sessions to the warm tier (services/views/warm-tier.ts) inside the
+ * projection, so the move is exactly once and restart-safe like any other write:
+ *
+ * - **Freeze** (hot -> warm): at the end of a chunk of the rows topic, a hot session of the
+ *   partition that is older than its newest `hotSessions`, that the chunk does not write to and
+ *   whose last event lies at least `quietMessages` offsets back is packed into blocks, and its
+ *   rows and indexes are unlinked, in the same compare-and-apply transaction as the chunk. The
+ *   quiet rule keeps a session that is still being written (a backfill arriving newest first)
+ *   hot until it is complete, instead of moving it back and forth every chunk.
+ * - **Thaw** (warm -> hot): a chunk that writes to a warm session (late data, a redelivery, an
+ *   open-interest change) first moves that session back to the hot tier in a transaction of its
+ *   own, guarded by the partition's offsets and tier hash, so the view's writer only ever sees hot
+ *   sessions; the session freezes again once it is quiet.
+ *
+ * Neither move changes a row, so answers are the same from either tier; the layout a replay ends
+ * with depends only on the events (the quiet rule is evaluated against offsets).
+ */
+
+export interface WarmTierOptions {
+  /** Sessions kept hot per partition (the newest ones). */
+  hotSessions: number;
+  /** Offsets of the rows topic a session must have been left alone for before it freezes. */
+  quietMessages: number;
+  /** Sessions frozen by one chunk at most (bounds the transaction). */
+  maxFreezesPerChunk?: number;
+}
+
+export interface WarmTierSpec<Row> {
+  layout: TableLayout<Row>;
+  /** Name (without prefix) of the topic whose events are the rows. */
+  rowsTopic: string;
+  /** The session an event writes to (rows and joined topics alike), or null. */
+  sessionOf(e: SourceEvent): string | null;
+}
+
+export const DEFAULT_HOT_SESSIONS = 3;
+export const DEFAULT_QUIET_MESSAGES = 5_000;
+
+/** The options from MDQ_HOT_SESSIONS and MDQ_WARM_QUIET_MESSAGES. */
+export function warmTierOptions(env: NodeJS.ProcessEnv = process.env): WarmTierOptions {
+  const hot = Number(env.MDQ_HOT_SESSIONS ?? DEFAULT_HOT_SESSIONS);
+  const quiet = Number(env.MDQ_WARM_QUIET_MESSAGES ?? DEFAULT_QUIET_MESSAGES);
+  if (!Number.isInteger(hot) || hot < 1) throw new Error(`MDQ_HOT_SESSIONS must be an integer >= 1, got ${env.MDQ_HOT_SESSIONS}`);
+  if (!Number.isInteger(quiet) || quiet < 0) throw new Error(`MDQ_WARM_QUIET_MESSAGES must be an integer >= 0, got ${env.MDQ_WARM_QUIET_MESSAGES}`);
+  return { hotSessions: hot, quietMessages: quiet };
+}
+
+const HSCAN_COUNT = 2_000;
+
+/** `inner` with its older sessions moved to and from the warm tier (options: given, else read from the environment at each chunk). */
+export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, given?: WarmTierOptions): Projection {
+  const { layout } = spec;
+  if (!layout.warm) throw new Error(`${layout.view} declares no warm tier`);
+  // The version's hot-session count, fixed by its first chunk (hotSessionsKey), per version.
+  const fixed = new Map<string, number>();
+  const hotSessionsOf = async (keys: PartitionKeys, redis: Redis, want: number): Promise<number> => {
+    const key = hotSessionsKey(keys.prefix, keys.view, keys.version);
+    let n = fixed.get(key);
+    if (n === undefined) {
+      await redis.set(key, String(want), 'NX');
+      fixed.set(key, (n = Number(await redis.get(key))));
+    }
+    return n;
+  };
+  return {
+    ...inner,
+    async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
+      if (!events.length) return inner.project(events, keys, redis);
+      const opts = given ?? warmTierOptions();
+      const k = new TableKeys(keys);
+      const w = new WarmKeys(keys);
+      const lastOf = new Map<string, number>();
+      for (const e of events) {
+        const d = e.value === null ? null : spec.sessionOf(e);
+        if (d) lastOf.set(d, e.offset);
+      }
+      let tier = await redis.hgetall(w.tier);
+      const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
+      if (thaw.length) {
+        for (const d of thaw) await thawSession(redis, layout, keys, d);
+        tier = await redis.hgetall(w.tier);
+      }
+      const ops = await inner.project(events, keys, redis);
+      if (!events[0].topic.endsWith(spec.rowsTopic)) return ops;
+      if (lastOf.size) ops.push(['HSET', w.tier, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
+      const end = events[events.length - 1].offset;
+      const sessions = new Set(await redis.zrange(k.segments, 0, -1));
+      for (const d of lastOf.keys()) sessions.add(d);
+      const ordered = [...sessions].sort();
+      const old = ordered.slice(0, Math.max(0, ordered.length - (await hotSessionsOf(keys, redis, opts.hotSessions))));
+      let frozen = 0;
+      for (const d of old) {
+        if (frozen >= (opts.maxFreezesPerChunk ?? 2)) break;
+        if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
+        const last = tier[lastEventField(d)];
+        if (last !== undefined && end - Number(last) < opts.quietMessages) continue;
+        ops.push(...(await freezeOps(redis, layout, keys, d)));
+        frozen++;
+      }
+      return ops;
+    },
+  };
+}
+
+/** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */
+async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys, d: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscanBuffer(k.rows(d), cursor, 'COUNT', HSCAN_COUNT);
+    cursor = next.toString();
+    for (let i = 0; i < flat.length; i += 2) rows.push(layout.decode(flat[i + 1], flat[i].toString(), d));
+  } while (cursor !== '0');
+  return rows;
+}
+
+/** The writes that replace a hot session of one partition by its blocks. */
+export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
+  const k = new TableKeys(keys);
+  const w = new WarmKeys(keys);
+  const rows = await hotRows(redis, layout, k, d);
+  const blocks = packBlocks(layout, rows);
+  const ops: RedisOp[] = [];
+  const hot = hotKeysOf(layout, k, d, rows);
+  ops.push(['UNLINK', hot[0], ...hot.slice(1)]);
+  ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
+  if (blocks.length) {
+    ops.push(['HSET', w.blocks(d), ...blocks.flatMap((b) => [b.id, b.body])]);
+    ops.push(['HSET', w.meta(d), ...blocks.flatMap((b) => [b.id, b.meta])]);
+  }
+  ops.push(['HSET', w.tier, warmField(d), String(blocks.length)]);
+  return ops;
+}
+
+/** Moves a warm session of one partition back to the hot tier (its own guarded transaction). */
+export async function thawSession<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<void> {
+  const k = new TableKeys(keys);
+  const w = new WarmKeys(keys);
+  for (;;) {
+    const done = await applyIfUnchanged(redis, [keys.offsets, w.tier], async (c) => {
+      if ((await c.hget(w.tier, warmField(d))) === null) return null; // thawed meanwhile
+      const bodies = await c.hvalsBuffer(w.blocks(d));
+      const ops: RedisOp[] = [];
+      for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
+      ops.push(['UNLINK', w.blocks(d), w.meta(d)], ['HDEL', w.tier, warmField(d)]);
+      return coalesceOps(ops);
+    });
+    if (done) return;
+  }
+}
+
+/**
+ * Freezes every hot session of a partition older than its newest `hotSessions` now, without
+ * waiting for a chunk (the end of a replay, tests): the same writes as a chunk's move, in
+ * transactions guarded by the partition's offsets. Returns the sessions frozen.
+ */
+export async function settleWarmTier<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, hotSessions: number): Promise<string[]> {
+  const k = new TableKeys(keys);
+  const w = new WarmKeys(keys);
+  const frozen: string[] = [];
+  for (;;) {
+    let d: string | undefined;
+    const done = await applyIfUnchanged(redis, [keys.offsets, w.tier], async (c) => {
+      const sessions = await c.zrange(k.segments, 0, -1);
+      const tier = await c.hgetall(w.tier);
+      d = sessions.slice(0, Math.max(0, sessions.length - hotSessions)).find((s) => tier[warmField(s)] === undefined);
+      return d === undefined ? null : freezeOps(c, layout, keys, d);
+    });
+    if (done && d === undefined) return frozen;
+    if (done) frozen.push(d!);
+  }
+}

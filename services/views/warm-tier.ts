@@ -1,0 +1,171 @@
+import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
+import { Packr } from 'msgpackr';
+import type { PartitionKeys } from './keys';
+import { compareKeys, encodeSortKey } from './sort-keys';
+import type { TableLayout, TableSort } from './table';
+
+/**
+ * The warm tier of a segmented table view: a session (segment) older than the newest K of its
+ * partition is kept as compact blocks instead of rows and indexes. Per partition and session:
+ *
+ *   <seg>:wb        hash  blockId -> brotli(MessagePack(codec.pack(rows))): up to rowsPerBlock rows
+ *                         of one block key (a ticker), in default-sort order
+ *   <seg>:wm        hash  blockId -> MessagePack [blockKey, count, mins, maxs]: per indexed sort the
+ *                         least and greatest value of the block (null when a value is not a number),
+ *                         so a query skips blocks it cannot match and reads the others in sort order
+ *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot);
+ *                         last:<seg> -> the offset of the last event of the session (the quiet rule)
+ *
+ * The session stays in the view's segment set (`s`); its statistics and other companions stay as
+ * they are. Warm and hot hold the same rows: moving a session between tiers changes no answer.
+ */
+
+export interface WarmCodec<Row> {
+  /** The rows of one block (one block key, default-sort order) as one MessagePack-able value. */
+  pack(rows: readonly Row[]): unknown;
+  /** The rows `pack` was given, in the same order. */
+  unpack(packed: unknown, segment: string): Row[];
+}
+
+export interface WarmTier<Row> {
+  /** What a block holds rows of (a ticker): a query filtered on it reads only those blocks. */
+  blockKey(row: Row): string;
+  /** The rows' packed form (default: each row's stored bytes with its rowKey). */
+  codec?: WarmCodec<Row>;
+  /** Rows per block (default WARM_BLOCK_ROWS). */
+  rowsPerBlock?: number;
+}
+
+export const WARM_BLOCK_ROWS = 256;
+
+export interface BlockMeta {
+  id: string;
+  blockKey: string;
+  count: number;
+  /** Per layout sort (layout.sorts order): least and greatest numeric value, null when none. */
+  min: (number | null)[];
+  max: (number | null)[];
+}
+
+export interface PackedBlock {
+  id: string;
+  meta: Buffer;
+  body: Buffer;
+}
+
+/** Keys of the warm tier of one partition. */
+export class WarmKeys {
+  readonly tier: string;
+  constructor(readonly p: PartitionKeys) {
+    this.tier = p.key('tier');
+  }
+  blocks(seg: string): string {
+    return this.p.key(seg, 'wb');
+  }
+  meta(seg: string): string {
+    return this.p.key(seg, 'wm');
+  }
+}
+
+/**
+ * How many sessions a view version keeps hot, fixed when the version is first projected (a
+ * changed MDQ_HOT_SESSIONS applies to the next rebuild): the API relies on it to skip the tier
+ * read for the newest sessions, which a smaller value could otherwise freeze under it.
+ */
+export function hotSessionsKey(prefix: string, view: string, version: number): string {
+  return `${prefix}:${view}:v${version}:hot-sessions`;
+}
+
+export const warmField = (seg: string): string => `w:${seg}`;
+export const lastEventField = (seg: string): string => `last:${seg}`;
+
+const PACKR = new Packr({ useRecords: false });
+
+/** The default codec: each row's stored form (the hot tier's bytes) beside its rowKey. */
+function storedRowsCodec<Row>(layout: TableLayout<Row>): WarmCodec<Row> {
+  return {
+    pack: (rows) => [rows.map((r) => layout.rowKeyOf(r)), rows.map((r) => layout.encode(r))],
+    unpack: (packed, segment) => {
+      const [keys, stored] = packed as [string[], (Buffer | string | Uint8Array)[]];
+      return keys.map((k, i) => layout.decode(toBuffer(stored[i]), k, segment));
+    },
+  };
+}
+
+function toBuffer(v: Buffer | string | Uint8Array): Buffer | string {
+  return typeof v === 'string' || Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+export function codecOf<Row>(layout: TableLayout<Row>): WarmCodec<Row> {
+  return layout.warm?.codec ?? storedRowsCodec(layout);
+}
+
+/** Rows in (default sort value, rowKey) order: the order of a block and of the hot tier's default index. */
+export function sortRows<Row>(layout: TableLayout<Row>, rows: Row[]): Row[] {
+  const by = layout.sorts[0].value;
+  const keyed = rows.map((r) => ({ r, sk: encodeSortKey(by(r)), rk: layout.rowKeyOf(r) }));
+  keyed.sort((a, b) => compareKeys(a.sk, a.rk, b.sk, b.rk));
+  return keyed.map((k) => k.r);
+}
+
+/**
+ * A session's rows of one partition as blocks: grouped by block key, each group in default-sort
+ * order, cut every rowsPerBlock rows. Deterministic (the same rows give the same bytes), so a
+ * replay or a second move writes the same blocks. Block ids: `<blockKey>:<n>`.
+ */
+export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]): PackedBlock[] {
+  const warm = layout.warm;
+  if (!warm) throw new Error(`${layout.view} has no warm tier`);
+  const per = warm.rowsPerBlock ?? WARM_BLOCK_ROWS;
+  const codec = codecOf(layout);
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = warm.blockKey(r);
+    const g = groups.get(k);
+    if (g) g.push(r);
+    else groups.set(k, [r]);
+  }
+  const out: PackedBlock[] = [];
+  for (const key of [...groups.keys()].sort()) {
+    const sorted = sortRows(layout, groups.get(key)!);
+    for (let i = 0, n = 0; i < sorted.length; i += per, n++) {
+      const part = sorted.slice(i, i + per);
+      const id = `${key}:${n}`;
+      const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 } });
+      out.push({ id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body });
+    }
+  }
+  return out;
+}
+
+function metaOf<Row>(sorts: readonly TableSort<Row>[], blockKey: string, rows: readonly Row[]): [string, number, (number | null)[], (number | null)[]] {
+  const min: (number | null)[] = [];
+  const max: (number | null)[] = [];
+  for (const s of sorts) {
+    let lo = Infinity;
+    let hi = -Infinity;
+    let numeric = true;
+    for (const r of rows) {
+      const v = s.value(r);
+      if (typeof v !== 'number') {
+        numeric = false;
+        break;
+      }
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    min.push(numeric ? lo : null);
+    max.push(numeric ? hi : null);
+  }
+  return [blockKey, rows.length, min, max];
+}
+
+export function decodeMeta(id: string, stored: Buffer): BlockMeta {
+  const [blockKey, count, min, max] = PACKR.unpack(stored) as [string, number, (number | null)[], (number | null)[]];
+  return { id, blockKey, count, min, max };
+}
+
+/** The rows of a stored block, in default-sort order. */
+export function unpackBlock<Row>(layout: TableLayout<Row>, body: Buffer, segment: string): Row[] {
+  return codecOf(layout).unpack(PACKR.unpack(brotliDecompressSync(body)), segment);
+}

@@ -1,0 +1,429 @@
+import type Redis from 'ioredis';
+import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
+import { createRedis } from '../../services/redis/client';
+import { partitionOf } from '../../services/kafka/partition';
+import { applyAtomically } from '../../projections/runtime/atomic-apply';
+import { sessionBounds } from '../../services/domain/calendar';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
+import { equityPrintRow, equityPrintsProjection } from '../../projections/equities/equity-prints';
+import { settleWarmTier } from '../../projections/runtime/warm-tier';
+import type { Projection } from '../../projections/runtime/projection';
+import { PartitionKeys, pointerKey } from '../../services/views/keys';
+import {
+  ORDER_FLOW_CONSOLIDATED_VIEW,
+  ORDER_FLOW_PRINTS_VIEW,
+  SORT_INDEXES,
+  compareKeys,
+  encodeSortKey,
+  orderFlowLayout,
+  premiumCents,
+  statField,
+  statisticsFromCounters,
+  type IndexedSort,
+  type OrderFlowRow,
+} from '../../services/views/order-flow';
+import { EQUITY_PRINTS_LAYOUT, EQUITY_PRINTS_VIEW, type EquityPrintRow } from '../../services/views/equities/equity-prints';
+import { TableKeys, type TableLayout } from '../../services/views/table';
+import { WarmKeys, warmField } from '../../services/views/warm-tier';
+import {
+  readOrderFlowPage,
+  readOrderFlowStatistics,
+  type OrderFlowHints,
+  type OrderFlowPageQuery,
+  type OrderFlowReadOptions,
+} from '../../api/views/order-flow';
+import { readTablePage, scanTable, type TableReadOptions } from '../../api/tables/engine';
+import type { TimeWindow } from '../../api/request/time';
+import { walkApi, walkPages } from '../support/cursor-walk';
+import { TestApi, startApi } from '../support/http';
+
+import { testConfig } from '../support/env';
+import { equityPrintData } from '../support/equity-print-data';
+import {
+  CONSOLIDATED_SPEC,
+  OPEN_INTEREST_SPEC,
+  PRINTS_SPEC,
+  expectedConsolidatedRows,
+  expectedPrintRows,
+  orderFlowFixture,
+  projectDirect,
+} from '../support/order-flow-data';
+
+/**
+ * The warm tier (services/views/warm-tier.ts, projections/runtime/warm-tier.ts, api/tables/warm-reader.ts)
+ * against real Redis: the same events projected into a view kept hot and into one whose older
+ * sessions are moved to blocks, every plan of the reader over both compared with brute force —
+ * cursor walks that cross from hot to warm sessions, every indexed sort, filters that skip blocks,
+ * statistics by scan — and the moves themselves: what a frozen session keeps, a late event that
+ * brings a session back to the hot tier, and the move again once it is quiet.
+ */
+
+const config = testConfig('warm');
+const HOT = `${config.keyPrefix}:hot`;
+const WARM = `${config.keyPrefix}:warm`;
+const SESSIONS = ['2024-05-01', '2024-05-02', '2024-05-03'];
+const fixture = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 150, seed: 23 });
+const prints = expectedPrintRows(fixture);
+const consolidated = expectedConsolidatedRows(fixture);
+const EQ_SPEC = topicFor('equity-print')!;
+const eqEvents = equityPrintData(
+  SESSIONS.map((d) => ({ date: d, open: sessionBounds(d)!.open })),
+  250,
+  5,
+);
+const eqRows: EquityPrintRow[] = eqEvents.map((e) => equityPrintRow(e as never));
+let redis: Redis;
+
+/** Projects with the warm tier's options set through the environment, as a deployment would. */
+async function withTierEnv<T>(hot: number, run: () => Promise<T>): Promise<T> {
+  const saved = [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES];
+  process.env.MDQ_HOT_SESSIONS = String(hot);
+  process.env.MDQ_WARM_QUIET_MESSAGES = '0';
+  try {
+    return await run();
+  } finally {
+    [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES] = saved;
+    if (saved[0] === undefined) delete process.env.MDQ_HOT_SESSIONS;
+    if (saved[1] === undefined) delete process.env.MDQ_WARM_QUIET_MESSAGES;
+  }
+}
+
+async function projectAll(prefix: string, hot: number): Promise<void> {
+  await withTierEnv(hot, async () => {
+    await projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+      { spec: PRINTS_SPEC, events: fixture.prints },
+      { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+    ]);
+    await projectDirect(redis, prefix, 1, orderFlowConsolidatedProjection, [
+      { spec: CONSOLIDATED_SPEC, events: fixture.consolidated },
+      { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+    ]);
+    await projectDirect(redis, prefix, 1, equityPrintsProjection, [{ spec: EQ_SPEC, events: eqEvents }]);
+  });
+}
+
+/** Freezes what the last chunks left hot (the moves run at chunk ends; the fixture's last chunks touch every session). */
+async function settle(prefix: string, layout: TableLayout<never>): Promise<void> {
+  for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, layout, new PartitionKeys(prefix, layout.view, 1, p), 1);
+}
+
+beforeAll(async () => {
+  redis = createRedis(config.viewsRedisUrl);
+  await projectAll(HOT, 100);
+  await projectAll(WARM, 1);
+  for (const layout of [orderFlowLayout(ORDER_FLOW_PRINTS_VIEW), orderFlowLayout(ORDER_FLOW_CONSOLIDATED_VIEW), EQUITY_PRINTS_LAYOUT])
+    await settle(WARM, layout as TableLayout<never>);
+});
+afterAll(() => redis.disconnect());
+
+/** Per partition of a view: its warm sessions, and whether each still has hot rows. */
+async function tiers(prefix: string, view: string): Promise<{ warm: Set<string>; hotRows: Set<string> }> {
+  const warm = new Set<string>();
+  const hotRows = new Set<string>();
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    const keys = new PartitionKeys(prefix, view, 1, p);
+    const tier = await redis.hgetall(new WarmKeys(keys).tier);
+    for (const d of SESSIONS) {
+      if (tier[warmField(d)] !== undefined) warm.add(`${p}/${d}`);
+      if (await redis.exists(new TableKeys(keys).rows(d))) hotRows.add(`${p}/${d}`);
+    }
+  }
+  return { warm, hotRows };
+}
+
+describe('the move to the warm tier', () => {
+  it('leaves the newest session hot and keeps every older one as blocks only, in every partition', async () => {
+    for (const view of [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW, EQUITY_PRINTS_VIEW]) {
+      const hot = await tiers(HOT, view);
+      const warm = await tiers(WARM, view);
+      expect(hot.warm.size).toBe(0);
+      const older = [...hot.hotRows].filter((pd) => !pd.endsWith(SESSIONS[2])).sort();
+      expect(older.length).toBeGreaterThan(4);
+      expect([...warm.warm].sort()).toEqual(older);
+      expect([...warm.hotRows].sort()).toEqual([...hot.hotRows].filter((pd) => pd.endsWith(SESSIONS[2])).sort());
+      // No index of a warm session is left behind; its statistics stay.
+      const p = Number(older[0].split('/')[0]);
+      const left = await redis.keys(`${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
+      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'st', 'ct'].includes(s))).toEqual([]);
+    }
+  });
+});
+
+// --- order flow: every plan over both tiers equals brute force ------------------------------------
+
+type Sortable = IndexedSort | 'IMPLIED_VOLATILITY' | 'TICKER';
+// The default order, two other indexed sorts and two without an index (the reader test covers every
+// sort on the hot tier; here each kind of walk meets warm blocks).
+const SORTS: Sortable[] = ['TRADE_TIME', 'PREMIUM', 'DTE', 'IMPLIED_VOLATILITY', 'TICKER'];
+const valueOf = (field: Sortable) => (r: OrderFlowRow) =>
+  field === 'IMPLIED_VOLATILITY' ? r.impliedVolatility : field === 'TICKER' ? r.ticker : SORT_INDEXES[field].value(r);
+
+interface Case {
+  name: string;
+  hints: OrderFlowHints;
+  window: TimeWindow | null;
+  predicate: (r: OrderFlowRow) => boolean;
+}
+const open1 = sessionBounds(SESSIONS[0])!.open;
+const osi = fixture.prints[7].osi;
+const CASES: Case[] = [
+  { name: 'everything', hints: {}, window: null, predicate: () => true },
+  { name: 'two tickers', hints: { tickers: ['SPY', 'NVDA'] }, window: null, predicate: (r) => r.ticker === 'SPY' || r.ticker === 'NVDA' },
+  { name: 'one contract', hints: { osi }, window: null, predicate: (r) => r.osi === osi },
+  { name: 'premium >= 100k', hints: { ranges: { PREMIUM: [100_000, null] } }, window: null, predicate: (r) => r.premium >= 100_000 },
+  { name: 'unusual', hints: { unusualOnly: true }, window: null, predicate: (r) => r.isUnusual },
+  { name: 'a window in the oldest session', hints: {}, window: { startMs: open1 + 20_000, endMs: open1 + 90_000 }, predicate: () => true },
+  {
+    name: 'tickers + size range + puts',
+    hints: { tickers: ['AAPL', 'TSLA', 'AMD'], ranges: { SIZE: [5, 250] } },
+    window: null,
+    predicate: (r) => ['AAPL', 'TSLA', 'AMD'].includes(r.ticker) && r.size >= 5 && r.size <= 250 && r.contractType === 'PUT',
+  },
+];
+
+function brute(rows: OrderFlowRow[], c: Case, field: Sortable, descending: boolean): OrderFlowRow[] {
+  const v = valueOf(field);
+  const out = rows.filter((r) => (!c.window || (r.tradeTime >= c.window.startMs && r.tradeTime < c.window.endMs)) && c.predicate(r));
+  out.sort((a, b) => compareKeys(encodeSortKey(v(a)), a.rowKey, encodeSortKey(v(b)), b.rowKey) * (descending ? -1 : 1));
+  return out;
+}
+
+function query(view: string, c: Case, field: Sortable, descending: boolean, size: number): OrderFlowPageQuery<OrderFlowRow> {
+  return {
+    view,
+    version: 1,
+    sessions: SESSIONS,
+    window: c.window,
+    predicate: c.predicate,
+    hints: c.hints,
+    sort: { field, descending, value: valueOf(field) },
+    after: null,
+    size,
+  };
+}
+
+async function walk(prefix: string, q: OrderFlowPageQuery<OrderFlowRow>, opts: OrderFlowReadOptions = {}): Promise<OrderFlowRow[]> {
+  const { rows } = await walkPages<OrderFlowRow, { sortKey: string; rowKey: string }>(
+    async (after) => {
+      const res = await readOrderFlowPage(redis, prefix, { ...q, after }, opts);
+      return { rows: res.rows, next: res.next };
+    },
+    { size: q.size },
+  );
+  return rows;
+}
+
+const keysOf = (rows: { rowKey: string }[]) => rows.map((r) => r.rowKey);
+
+describe('order flow read from both tiers equals brute force', () => {
+  it('whole rows, exactly, across the hot/warm boundary (unconsolidated and consolidated)', async () => {
+    const c = CASES[0];
+    expect(await walk(WARM, query(ORDER_FLOW_PRINTS_VIEW, c, 'PREMIUM', true, 50))).toEqual(brute(prints, c, 'PREMIUM', true));
+    expect(await walk(WARM, query(ORDER_FLOW_CONSOLIDATED_VIEW, c, 'TRADE_TIME', true, 20))).toEqual(brute(consolidated, c, 'TRADE_TIME', true));
+  });
+
+  for (const c of CASES) {
+    it(`${c.name}: every sort, both directions, sizes 1, 7, 50, each plan`, async () => {
+      for (const field of SORTS) {
+        for (const descending of [false, true]) {
+          const expected = keysOf(brute(prints, c, field, descending));
+          // Walks of size 1 over the whole view are quadratic in its rows: filtered cases only.
+          for (const size of c.name === 'everything' ? [7, 50] : [1, 7, 50]) {
+            for (const force of [undefined, 'index', 'candidates'] as const) {
+              if ((size === 1 && force !== 'index') || (size === 50 && force !== undefined)) continue;
+              const rows = await walk(WARM, query(ORDER_FLOW_PRINTS_VIEW, c, field, descending, size), { force });
+              expect({ field, descending, size, force, rows: keysOf(rows) }).toEqual({ field, descending, size, force, rows: expected });
+            }
+          }
+        }
+      }
+    });
+  }
+
+  it('statistics scanned over both tiers equal brute force, and the counters agree', async () => {
+    for (const c of CASES) {
+      const sums = new Map<string, number>();
+      const add = (f: string, v: number) => sums.set(f, (sums.get(f) ?? 0) + v);
+      for (const r of brute(prints, c, 'TRADE_TIME', false)) {
+        add(statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
+        add(statField(r.contractType, r.tradeSideCode, 'n'), 1);
+        add(statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+      }
+      const q = { view: ORDER_FLOW_PRINTS_VIEW, version: 1, sessions: SESSIONS, window: c.window, predicate: c.predicate, hints: c.hints };
+      expect(await readOrderFlowStatistics(redis, WARM, q, { force: 'scan' })).toEqual(statisticsFromCounters(sums));
+      if (c.name === 'everything' || c.name === 'two tickers')
+        expect(await readOrderFlowStatistics(redis, WARM, { ...q, onlyTickersFilter: true }, { force: 'counters' })).toEqual(statisticsFromCounters(sums));
+    }
+  });
+
+  it('a ticker page of a warm session alone', async () => {
+    const c = { ...CASES[1], hints: { tickers: ['SPY'] }, predicate: (r: OrderFlowRow) => r.ticker === 'SPY' };
+    const q = { ...query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 3), sessions: [SESSIONS[0]] };
+    const page = await readOrderFlowPage(redis, WARM, q);
+    expect(keysOf(page.rows)).toEqual(
+      keysOf(
+        brute(prints, c, 'TRADE_TIME', true)
+          .filter((r) => r.sessionDate === SESSIONS[0])
+          .slice(0, 3),
+      ),
+    );
+  });
+});
+
+// --- equity prints through the table engine ------------------------------------------------------
+
+describe('equity prints read from both tiers equal brute force', () => {
+  const sorts = EQUITY_PRINTS_LAYOUT.sorts;
+  const eqCases: {
+    name: string;
+    predicate: (r: EquityPrintRow) => boolean;
+    warmBounds?: { blockKeys?: string[]; ranges?: Record<string, [number | null, number | null]> };
+  }[] = [
+    { name: 'everything', predicate: () => true },
+    { name: 'one ticker', predicate: (r) => r.ticker === 'TSLA', warmBounds: { blockKeys: ['TSLA'] } },
+    { name: 'notional >= 100k', predicate: (r) => r.notionalValue >= 100_000, warmBounds: { ranges: { notional: [100_000, null] } } },
+  ];
+  for (const c of eqCases) {
+    it(`${c.name}: every indexed sort, both directions, pages of 25 (and 1 when filtered)`, async () => {
+      for (const s of sorts) {
+        for (const descending of [false, true]) {
+          const expected = eqRows
+            .filter(c.predicate)
+            .sort((a, b) => compareKeys(encodeSortKey(s.value(a)), a.id, encodeSortKey(s.value(b)), b.id) * (descending ? -1 : 1))
+            .map((r) => r.id);
+          for (const size of c.name === 'everything' ? [25] : [1, 25]) {
+            for (const force of (size === 1 ? [undefined] : [undefined, 'candidates']) as TableReadOptions['force'][]) {
+              const { rows } = await walkPages<EquityPrintRow, { sortKey: string; rowKey: string }>(
+                async (after) =>
+                  readTablePage(
+                    redis,
+                    WARM,
+                    {
+                      layout: EQUITY_PRINTS_LAYOUT,
+                      version: 1,
+                      partitions: MARKET_PARTITIONS,
+                      segments: SESSIONS,
+                      window: null,
+                      predicate: c.predicate,
+                      warmBounds: c.warmBounds,
+                      sort: { suffix: s.suffix, descending, value: s.value },
+                      after,
+                      size,
+                    },
+                    { force },
+                  ),
+                { size },
+              );
+              expect({ sort: s.suffix, descending, size, ids: rows.map((r) => r.id) }).toEqual({ sort: s.suffix, descending, size, ids: expected });
+            }
+          }
+        }
+      }
+    });
+  }
+
+  it('a scan visits every row of both tiers once', async () => {
+    const seen: string[] = [];
+    await scanTable(
+      redis,
+      WARM,
+      { layout: EQUITY_PRINTS_LAYOUT, version: 1, partitions: MARKET_PARTITIONS, segments: SESSIONS, window: null, predicate: () => true },
+      (r) => seen.push(r.id),
+    );
+    expect(seen.sort()).toEqual(eqRows.map((r) => r.id).sort());
+  });
+});
+
+// --- the endpoints over HTTP: a view with warm sessions answers as the one kept hot ------------
+
+describe('the endpoints answer the same from either tier', () => {
+  let hotApi: TestApi;
+  let warmApi: TestApi;
+  beforeAll(async () => {
+    for (const prefix of [HOT, WARM])
+      for (const view of [ORDER_FLOW_PRINTS_VIEW, ORDER_FLOW_CONSOLIDATED_VIEW, EQUITY_PRINTS_VIEW]) await redis.set(pointerKey(prefix, view), '1');
+    hotApi = await startApi({ ...config, keyPrefix: HOT });
+    warmApi = await startApi({ ...config, keyPrefix: WARM });
+  });
+  afterAll(async () => {
+    await hotApi?.close();
+    await warmApi?.close();
+  });
+
+  const all = { timeRange: { startTime: '2024-05-01T00:00:00Z', endTime: '2024-05-04T00:00:00Z' } };
+  const CALLS: [string, Record<string, unknown>][] = [
+    ['/v1/options/tool/order-flow/unconsolidated', { ...all, size: 40 }],
+    ['/v1/options/tool/order-flow/unconsolidated', { sessionDate: SESSIONS[0], size: 15, filter: { tickers: ['SPY', 'QQQ'] }, includeStatistics: true }],
+    [
+      '/v1/options/tool/order-flow/unconsolidated',
+      { ...all, size: 25, sort: { field: 'PREMIUM' }, filter: { premiumRange: { min: 50_000 } }, includeStatistics: true },
+    ],
+    [
+      '/v1/options/tool/order-flow/unconsolidated',
+      { sessionDate: SESSIONS[1], size: 30, filterExpression: { field: 'SIZE', operation: 'GREATER_THAN', value: 20 } },
+    ],
+    ['/v1/options/tool/order-flow/consolidated', { ...all, size: 10, includeComprisingTrades: true }],
+    [
+      '/v1/options/tool/order-flow/consolidated',
+      { sessionDate: SESSIONS[0], size: 5, sort: { field: 'SIZE', direction: 'ASCENDING' }, includeStatistics: true },
+    ],
+    ['/v1/equities/tool/equity-prints', { ...all, size: 60 }],
+    ['/v1/equities/tool/equity-prints', { sessionDate: SESSIONS[0], size: 20, filter: { tickers: ['TSLA'] }, sort: { field: 'NOTIONAL_VALUE' } }],
+  ];
+  it.each(CALLS)('%s %j: every page equal, walked to its end', async (path, body) => {
+    const hot = await walkApi(hotApi, path, body);
+    const warm = await walkApi(warmApi, path, body);
+    expect(hot.rows.length).toBeGreaterThan(0);
+    expect(warm).toEqual(hot);
+    if (body.includeStatistics) {
+      const [a, b] = await Promise.all([hotApi.post(path, body), warmApi.post(path, body)]);
+      expect(b.json.statistics).toEqual(a.json.statistics);
+    }
+  });
+});
+
+// --- late data: back to the hot tier, and warm again once quiet ------------------------------------
+
+describe('a late event for a warm session', () => {
+  it('moves the session back to the hot tier before it is written, and the next quiet chunk moves it back', async () => {
+    const late = fixture.prints.find((e) => e.sessionDate === SESSIONS[0])!;
+    const newest = fixture.prints.find((e) => e.sessionDate === SESSIONS[2] && partitionOfTicker(e.ticker) === partitionOfTicker(late.ticker))!;
+    const p = partitionOfTicker(late.ticker);
+    const keys = new PartitionKeys(WARM, ORDER_FLOW_PRINTS_VIEW, 1, p);
+    const tierKey = new WarmKeys(keys).tier;
+    expect(await redis.hget(tierKey, warmField(SESSIONS[0]))).not.toBeNull();
+    const applied = Number(await redis.hget(keys.offsets, PRINTS_SPEC.name));
+    // The same print again (a redelivery at a later offset): the row is unchanged.
+    const again = { topic: PRINTS_SPEC.name, partition: p, offset: applied + 1, key: late.ticker, value: late as never };
+    await withTierEnv(1, () => applyChunk(orderFlowPrintsProjection, keys, [again]));
+    expect(await redis.hget(tierKey, warmField(SESSIONS[0]))).toBeNull();
+    expect(await redis.exists(new TableKeys(keys).rows(SESSIONS[0]))).toBe(1);
+    const c = CASES[0];
+    expect(keysOf(await walk(WARM, query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 50)))).toEqual(keysOf(brute(prints, c, 'TRADE_TIME', true)));
+    // A chunk of the newest session only: the old one is quiet again and moves back.
+    const next = { topic: PRINTS_SPEC.name, partition: p, offset: applied + 2, key: newest.ticker, value: newest as never };
+    await withTierEnv(1, () => applyChunk(orderFlowPrintsProjection, keys, [next]));
+    expect(await redis.hget(tierKey, warmField(SESSIONS[0]))).not.toBeNull();
+    expect(await redis.exists(new TableKeys(keys).rows(SESSIONS[0]))).toBe(0);
+    expect(await walk(WARM, query(ORDER_FLOW_PRINTS_VIEW, c, 'PREMIUM', false, 50))).toEqual(brute(prints, c, 'PREMIUM', false));
+  });
+});
+
+function partitionOfTicker(t: string): number {
+  return partitionOf(t, MARKET_PARTITIONS);
+}
+
+async function applyChunk(
+  projection: Projection,
+  keys: PartitionKeys,
+  events: { topic: string; partition: number; offset: number; key: string; value: never }[],
+): Promise<void> {
+  const topic = events[0].topic;
+  const applied = Number(await redis.hget(keys.offsets, topic));
+  const oiApplied = await redis.hget(keys.offsets, OPEN_INTEREST_SPEC.name);
+  const ops = await projection.project(events, keys, redis);
+  const res = await applyAtomically(redis, keys.offsets, topic, applied, events[events.length - 1].offset, ops, [
+    [OPEN_INTEREST_SPEC.name, oiApplied === null ? -1 : Number(oiApplied)],
+  ]);
+  expect(res.applied).toBe(true);
+}

@@ -1,0 +1,53 @@
+import { EQUITY_PRINTS_LAYOUT, type EquityPrintRow } from '../../services/views/equities/equity-prints';
+import { decodeMeta, packBlocks, unpackBlock } from '../../services/views/warm-tier';
+import { equityPrintRow } from '../../projections/equities/equity-prints';
+import { equityPrintData } from '../support/equity-print-data';
+import { sessionBounds } from '../../services/domain/calendar';
+
+/** The warm tier's blocks (services/views/warm-tier.ts): exact round trip, order, metadata, determinism. */
+
+const D = '2024-05-01';
+const rows: EquityPrintRow[] = equityPrintData([{ date: D, open: sessionBounds(D)!.open }], 700, 3).map((e) => equityPrintRow(e as never));
+const layout = { ...EQUITY_PRINTS_LAYOUT, warm: { blockKey: (r: EquityPrintRow) => r.ticker, rowsPerBlock: 50 } };
+
+describe('warm blocks', () => {
+  const blocks = packBlocks(layout, rows);
+
+  it('hold every row exactly once, per ticker, in (tradeTime, id) order, at most rowsPerBlock each', () => {
+    const back = blocks.flatMap((b) => unpackBlock(layout, b.body, D));
+    expect(back.length).toBe(rows.length);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const r of back) expect(r).toEqual(byId.get(r.id));
+    for (const b of blocks) {
+      const got = unpackBlock(layout, b.body, D);
+      const meta = decodeMeta(b.id, b.meta);
+      expect(got.length).toBe(meta.count);
+      expect(got.length).toBeLessThanOrEqual(50);
+      expect(new Set(got.map((r) => r.ticker))).toEqual(new Set([meta.blockKey]));
+      expect(b.id.startsWith(`${meta.blockKey}:`)).toBe(true);
+      for (let i = 1; i < got.length; i++) {
+        const a = got[i - 1];
+        const c = got[i];
+        expect(a.tradeTime < c.tradeTime || (a.tradeTime === c.tradeTime && a.id < c.id)).toBe(true);
+      }
+      // The metadata bounds every sort field of the block, tightly.
+      layout.sorts.forEach((s, i) => {
+        const vs = got.map((r) => s.value(r) as number);
+        expect(meta.min[i]).toBe(Math.min(...vs));
+        expect(meta.max[i]).toBe(Math.max(...vs));
+      });
+    }
+  });
+
+  it('are deterministic: the same rows in any order give the same bytes', () => {
+    const again = packBlocks(layout, [...rows].reverse());
+    expect(again.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')])).toEqual(
+      blocks.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')]),
+    );
+  });
+
+  it('a session with no rows packs to no blocks; a layout without a warm tier refuses', () => {
+    expect(packBlocks(layout, [])).toEqual([]);
+    expect(() => packBlocks({ ...EQUITY_PRINTS_LAYOUT, warm: undefined }, rows)).toThrow(/no warm tier/);
+  });
+});
