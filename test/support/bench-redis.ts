@@ -57,13 +57,19 @@ export async function memoryByKind(redis: Redis, kindOf: (parts: string[]) => st
 }
 
 /**
- * Projects `events` of `topic` into version 1 under the prefix 'mdq', chunks of 500 per partition.
+ * Projects `events` of `topic` into version 1 under `prefix` ('mdq'), chunks of 500 per partition.
  * Each partition's offsets continue after those already applied, so events can come in several calls.
  */
-export async function projectInChunks(redis: Redis, projection: Projection, topic: string, events: readonly { ticker: string }[]): Promise<void> {
+export async function projectInChunks(
+  redis: Redis,
+  projection: Projection,
+  topic: string,
+  events: readonly { ticker: string }[],
+  prefix = 'mdq',
+): Promise<void> {
   const byPart = eventsByPartition(topic, events);
   for (const [p, listed] of byPart) {
-    const keys = new PartitionKeys('mdq', projection.view, 1, p);
+    const keys = new PartitionKeys(prefix, projection.view, 1, p);
     const applied = Number((await redis.hget(keys.offsets, topic)) ?? -1);
     const evs = listed.map((e) => ({ ...e, offset: e.offset + applied + 1 }));
     const others = projection.topics.map((t) => t.name).filter((t) => t !== topic);
