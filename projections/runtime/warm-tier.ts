@@ -42,7 +42,7 @@ export interface WarmTierSpec<Row> {
 }
 
 export const DEFAULT_HOT_SESSIONS = 3;
-export const DEFAULT_QUIET_MESSAGES = 5_000;
+export const DEFAULT_QUIET_MESSAGES = 1_000;
 
 /** The options from MDQ_HOT_SESSIONS and MDQ_WARM_QUIET_MESSAGES. */
 export function warmTierOptions(env: NodeJS.ProcessEnv = process.env): WarmTierOptions {

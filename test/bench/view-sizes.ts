@@ -19,7 +19,12 @@ import { loadConfig } from '../../services/config';
 import { createKafka } from '../../services/kafka/clients';
 import { createRedis } from '../../services/redis/client';
 import { repoRoot } from '../../services/stack/paths';
-import { pointerKey } from '../../services/views/keys';
+import type Redis from 'ioredis';
+import { PartitionKeys, pointerKey } from '../../services/views/keys';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
+import { EQUITY_PRINTS_LAYOUT } from '../../services/views/equities/equity-prints';
+import { TableKeys } from '../../services/views/table';
+import { WarmKeys, decodeMeta, warmField } from '../../services/views/warm-tier';
 
 const { values } = parseArgs({ options: { label: { type: 'string' } } });
 
@@ -53,6 +58,8 @@ async function main(): Promise<void> {
       if (!version) continue;
       const base = `${config.keyPrefix}:${p.view}:v${version}:`;
       const families = new Map<string, { keys: number; bytes: number }>();
+      // Bytes per (partition, session) of keys named by a session, for the tiers' figures.
+      const bySession = new Map<string, number>();
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 2000);
@@ -67,6 +74,8 @@ async function main(): Promise<void> {
           f.keys++;
           f.bytes += Number(sizes[i]?.[1] ?? 0);
           families.set(fam, f);
+          const m = /^\{p(\d+)\}:(\d{4}-\d{2}-\d{2}):/.exec(k.slice(base.length));
+          if (m) bySession.set(`${Number(m[1])}/${m[2]}`, (bySession.get(`${Number(m[1])}/${m[2]}`) ?? 0) + Number(sizes[i]?.[1] ?? 0));
         });
       } while (cursor !== '0');
       // Per event of the lead topic (the first: what the view is a view of); the others are joins.
@@ -78,11 +87,17 @@ async function main(): Promise<void> {
       const events = topics[p.topics[0]!.name] ?? 0;
       const bytes = [...families.values()].reduce((n, f) => n + f.bytes, 0);
       const top = [...families].sort((a, b) => b[1].bytes - a[1].bytes);
-      views[p.view] = { version, bytes, events, topics, bytesPerEvent: events ? Math.round(bytes / events) : null, families: Object.fromEntries(top) };
+      const tiers = await tierSizes(redis, config.keyPrefix, p.view, version, bySession);
+      views[p.view] = { version, bytes, events, topics, bytesPerEvent: events ? Math.round(bytes / events) : null, tiers, families: Object.fromEntries(top) };
       console.log(
         `${p.view.padEnd(24)} ${(bytes / 2 ** 20).toFixed(1).padStart(8)} MiB  ${String(events).padStart(10)} events  ${events ? Math.round(bytes / events) : '-'} B/event`,
       );
       for (const [fam, f] of top.slice(0, 5)) console.log(`    ${fam.padEnd(28)} ${(f.bytes / 2 ** 20).toFixed(1).padStart(8)} MiB in ${f.keys} keys`);
+      if (tiers)
+        for (const [tier, t] of Object.entries(tiers))
+          console.log(
+            `    ${tier} tier: ${t.sessions} sessions, ${t.rows} rows, ${t.bytesPerRow} B/row, ${(t.bytesPerSession / 2 ** 20).toFixed(2)} MiB/session`,
+          );
     }
   } finally {
     await admin.disconnect();
@@ -92,6 +107,49 @@ async function main(): Promise<void> {
   const file = path.join(repoRoot, 'test/bench/results', `view-sizes${values.label ? `-${values.label}` : ''}.json`);
   fs.writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   console.log(`results written to ${path.relative(repoRoot, file)}`);
+}
+
+interface TierFigures {
+  sessions: number;
+  rows: number;
+  bytes: number;
+  bytesPerRow: number;
+  bytesPerSession: number;
+}
+
+/**
+ * For a view with a warm tier (services/views/warm-tier.ts): the bytes of session-named keys and
+ * the rows of hot and of warm sessions, from each partition's tier hash (null for other views).
+ */
+async function tierSizes(
+  redis: Redis,
+  prefix: string,
+  view: string,
+  version: number,
+  bySession: Map<string, number>,
+): Promise<Record<string, TierFigures> | null> {
+  const layout = [orderFlowLayout(ORDER_FLOW_PRINTS_VIEW), orderFlowLayout(ORDER_FLOW_CONSOLIDATED_VIEW), EQUITY_PRINTS_LAYOUT].find((l) => l.view === view);
+  if (!layout) return null;
+  const acc = { hot: { pairs: 0, dates: new Set<string>(), rows: 0, bytes: 0 }, warm: { pairs: 0, dates: new Set<string>(), rows: 0, bytes: 0 } };
+  for (const [pd, bytes] of bySession) {
+    const [p, d] = pd.split('/');
+    const keys = new PartitionKeys(prefix, view, version, Number(p));
+    const warm = (await redis.hget(new WarmKeys(keys).tier, warmField(d))) !== null;
+    const a = warm ? acc.warm : acc.hot;
+    a.pairs++;
+    a.dates.add(d);
+    a.bytes += bytes;
+    if (warm) for (const [id, meta] of Object.entries(await redis.hgetallBuffer(new WarmKeys(keys).meta(d)))) a.rows += decodeMeta(id, meta).count;
+    else a.rows += await redis.hlen(new TableKeys(keys).rows(d));
+  }
+  const fig = (a: typeof acc.hot): TierFigures => ({
+    sessions: a.dates.size,
+    rows: a.rows,
+    bytes: a.bytes,
+    bytesPerRow: a.rows ? Math.round(a.bytes / a.rows) : 0,
+    bytesPerSession: a.dates.size ? Math.round(a.bytes / a.dates.size) : 0,
+  });
+  return { hot: fig(acc.hot), warm: fig(acc.warm) };
 }
 
 if (require.main === module)
