@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
-import { WarmKeys, decodeMeta, unpackBlock, type BlockMeta } from '../../services/views/warm-tier';
+import { WARM_BLOCK_ROWS, WarmKeys, decodeMeta, unpackBlock, type BlockMeta } from '../../services/views/warm-tier';
 import type { TablePlan, TableSortSpec } from './engine';
 
 /**
@@ -138,8 +138,12 @@ export async function withWarmRows<Row>(
     if (after) blocks = blocks.filter((b) => farEnd(b, sort, at, after));
     blocks.sort((a, b) => sign * (bound(a)! < bound(b)! ? -1 : bound(a)! > bound(b)! ? 1 : 0));
   }
-  for (let i = 0; i < blocks.length; i += BLOCKS_PER_ROUND) {
-    const round = blocks.slice(i, i + BLOCKS_PER_ROUND);
+  // Rounds grow from the blocks a page needs at best (one more than its rows fill) to
+  // BLOCKS_PER_ROUND, so a page of a ticker's newest rows decodes a block or two.
+  const per = pl.q.layout.warm?.rowsPerBlock ?? WARM_BLOCK_ROWS;
+  let take = ordered ? Math.min(BLOCKS_PER_ROUND, Math.ceil(want / per) + 1) : BLOCKS_PER_ROUND;
+  for (let i = 0; i < blocks.length; i += take, take = Math.min(take * 2, BLOCKS_PER_ROUND)) {
+    const round = blocks.slice(i, i + take);
     // Sorted by bound: once the page is full and this round's first block starts after its last
     // row, no later block can contribute.
     if (ordered && best.length === want && sign * (bound(round[0])! < best[want - 1].sk ? -1 : bound(round[0])! > best[want - 1].sk ? 1 : 0) > 0) break;
