@@ -1,6 +1,5 @@
 import { optionExpiryMs } from '../../domain/calendar';
 import { moneynessOf, openInterestFlags, type Moneyness } from '../../domain/order-flow';
-import { parseOsi, type OsiParts } from '../../domain/osi';
 import { bsmGreeks, impliedVolatility, type Greeks } from '../../domain/pricing';
 import { RISK_FREE_RATE, configuredRiskFreeRate, dividendYield } from '../../domain/rates';
 import type { OrderFlowRow } from './keys';
@@ -30,8 +29,8 @@ import type { OrderFlowRow } from './keys';
 // re-derived from the stored open interest, and the same keys in the same order.
 //
 // Stored blocks decode with the derivation functions as they are when read: a change to
-// bsmGreeks, impliedVolatility, moneynessOf, optionExpiryMs, parseOsi or this file's copies of
-// the trade-side rules changes what old blocks decode to, so it needs the order-flow views'
+// bsmGreeks, impliedVolatility, moneynessOf, optionExpiryMs or this file's own rules (contract
+// terms, trade side, sentiment, golden sweep) changes what old blocks decode to, so it needs the order-flow views'
 // format bumped (a rebuild). A unit test pins those functions' outputs to catch such a change.
 // ---------------------------------------------------------------------------------------------
 
@@ -232,6 +231,64 @@ function readDict(stored: unknown): { dict: unknown[]; idx: IntColumn } {
 }
 
 /**
+ * The contracts of a block: a dictionary column whose dictionary, when every symbol is an OSI
+ * symbol in its canonical 21-character form, is sorted and stored as its parts (root dictionary,
+ * yymmdd, right, strike in thousandths, the numbers as differences from the previous entry):
+ * a full chain's block holds a hundred or more contracts, whose 21-character names brotli
+ * squeezes far less than these small numbers. [0, roots, yymmdd, rights, strikes, indexes]
+ * (six elements) tells it from a plain dictionary column (one or two).
+ */
+function osiColumn(values: unknown[]): { stored: unknown; dict: unknown[]; idx: IntColumn } {
+  const stored = dictColumn(values);
+  const plain = { stored, ...readDict(stored) };
+  if (plain.dict.length < 2) return plain;
+  const sorted = [...plain.dict].sort() as string[];
+  const roots: string[] = [];
+  const dates: number[] = [];
+  const rights: number[] = [];
+  const strikes: number[] = [];
+  let prevDate = 0;
+  let prevStrike = 0;
+  for (const osi of sorted) {
+    if (typeof osi !== 'string' || osi.length !== 21) return plain;
+    const root = osi.slice(0, 6).trimEnd();
+    const date = Number(osi.slice(6, 12));
+    const right = osi[12] === 'C' ? 0 : 1;
+    const strike = Number(osi.slice(13));
+    if (!Number.isSafeInteger(date) || !Number.isSafeInteger(strike) || osiOf(root, date, right, strike) !== osi) return plain;
+    roots.push(root);
+    dates.push(date - prevDate);
+    rights.push(right);
+    strikes.push(strike - prevStrike);
+    prevDate = date;
+    prevStrike = strike;
+  }
+  const pos = new Map(sorted.map((osi, i) => [osi, i]));
+  const idx = (plain.idx as number[]).map((k) => pos.get(plain.dict[k] as string)!);
+  return { stored: [0, dictColumn(roots), dates, compactInts(rights), strikes, idx], dict: sorted, idx };
+}
+function osiOf(root: string, yymmdd: number, right: number, strikeThousandths: number): string {
+  return root.padEnd(6, ' ') + String(yymmdd).padStart(6, '0') + (right === 0 ? 'C' : 'P') + String(strikeThousandths).padStart(8, '0');
+}
+function readOsiColumn(stored: unknown): { dict: unknown[]; idx: IntColumn } {
+  const s = stored as unknown[];
+  if (s.length !== 6) return readDict(stored);
+  const roots = readDict(s[1]);
+  const dates = s[2] as number[];
+  const rights = s[3] as IntColumn;
+  const strikes = s[4] as number[];
+  const dict: string[] = new Array(dates.length);
+  let date = 0;
+  let strike = 0;
+  for (let i = 0; i < dates.length; i++) {
+    date += dates[i];
+    strike += strikes[i];
+    dict[i] = osiOf(roots.dict[intAt(roots.idx, i)] as string, date, intAt(rights, i), strike);
+  }
+  return { dict, idx: s[5] as number[] };
+}
+
+/**
  * Doubles as their 8 bytes each, byte-transposed (every value's first byte, then every second
  * byte...): values of similar magnitude share sign, exponent and leading mantissa bytes, which
  * brotli then finds as runs.
@@ -305,19 +362,25 @@ function residual(v: unknown, pred: number, unitCents: boolean): number | undefi
 
 type Row = OrderFlowRow & Partial<Record<'tradeConsolidationType' | 'isGoldenSweep' | 'lastTradeTime', unknown>>;
 
-// Parsed OSI symbols and expiry instants, shared by every block (bounded like enrichPrint's).
-const CACHE_MAX = 100_000;
-const osiCache = new Map<string, OsiParts | null>();
-function contractOf(osi: unknown): OsiParts | null {
-  if (typeof osi !== 'string') return null;
-  let c = osiCache.get(osi);
-  if (c === undefined) {
-    c = parseOsi(osi);
-    if (osiCache.size >= CACHE_MAX) osiCache.clear();
-    osiCache.set(osi, c);
-  }
-  return c;
+/**
+ * A contract's terms as the row carries them, read from its OSI symbol's fixed positions (root
+ * padded to 6, yymmdd, C or P, strike in thousandths as 8 digits; years 2000-2099): what
+ * parseOsi gives for every well-formed symbol, without its validation — a symbol it would refuse
+ * still gives some terms here, which then differ from the row's and are stored explicitly.
+ */
+interface ContractTerms {
+  right: string;
+  strike: number;
+  expiration: string;
+  /** optionExpiryMs of the expiration (NaN when it is no date) */
+  expiryMs: number;
 }
+function contractOf(osi: unknown): ContractTerms | null {
+  if (typeof osi !== 'string' || osi.length !== 21) return null;
+  const expiration = `20${osi.slice(6, 8)}-${osi.slice(8, 10)}-${osi.slice(10, 12)}`;
+  return { right: osi[12] === 'C' ? 'CALL' : 'PUT', strike: Number(osi.slice(13)) / 1000, expiration, expiryMs: expiryMsOf(expiration) };
+}
+const CACHE_MAX = 100_000;
 const expiryCache = new Map<string, number>();
 function expiryMsOf(expirationDate: unknown): number {
   if (typeof expirationDate !== 'string') return NaN;
@@ -334,8 +397,10 @@ function expiryMsOf(expirationDate: unknown): number {
   return ms;
 }
 
-function dteOf(expirationDate: unknown, tradeTime: number): number {
-  return norm((expiryMsOf(expirationDate) - tradeTime) / MS_PER_DAY);
+/** Days to expiration as enrichPrint computes them; the contract's expiry instant when the row's expiration is the contract's. */
+function dteOf(expirationDate: unknown, tradeTime: number, c: ContractTerms | null | undefined): number {
+  const expiryMs = c && c.expiration === expirationDate ? c.expiryMs : expiryMsOf(expirationDate);
+  return norm((expiryMs - tradeTime) / MS_PER_DAY);
 }
 
 function ivOf(price: number, right: string, spot: number, strike: number, dte: number, rate: number, dividend: number): number | null {
@@ -494,12 +559,16 @@ function pack(rows: readonly Row[], deriveIv: boolean, rateCandidates: () => rea
   let prevOffset = 0;
   let prevTime = 0;
   let prevStock = 0;
-  const lastBid = new Map<unknown, number>();
-  const lastVolume = new Map<unknown, number>();
-  const lastOi = new Map<unknown, number>();
+  // Per contract (its index in the block's OSI dictionary): its terms and the predictors' state.
+  const osis = osiColumn(rows.map((r) => r.osi));
+  const contracts = osis.dict.map(contractOf);
+  const lastBid: number[] = new Array(osis.dict.length).fill(0);
+  const lastVolume: number[] = new Array(osis.dict.length).fill(0);
+  const lastOi: number[] = new Array(osis.dict.length).fill(0);
 
   for (let i = 0; i < n; i++) {
     const r = rows[i];
+    const k = intAt(osis.idx, i);
     // Every derivation below runs on the values as unpack will have them (normalised), so a
     // value found derivable here is derived to the same bits there.
     const t = norm(r.tradeTime);
@@ -528,22 +597,22 @@ function pack(rows: readonly Row[], deriveIv: boolean, rateCandidates: () => rea
     if (!writeUuid(r.id, ids, 16 * i)) ex.add(F_ID, i, r.id);
 
     // The contract's right, strike and expiration, from its OSI symbol.
-    const c = contractOf(r.osi);
+    const c = contracts[k];
     if (!(c && c.right === right)) ex.add(F_CONTRACT_TYPE, i, right);
     if (!(c && Object.is(c.strike, strikePrice))) ex.add(F_STRIKE, i, strikePrice);
     if (!(c && c.expiration === r.expirationDate)) ex.add(F_EXPIRATION, i, r.expirationDate);
 
     tradeTime[i] = residual(t, prevTime, false) ?? ex.add(F_TRADE_TIME, i, t);
     if (!ex.has(F_TRADE_TIME, i)) prevTime = t;
-    if (!Object.is(dteOf(r.expirationDate, t), dte)) ex.add(F_DTE, i, dte);
+    if (!Object.is(dteOf(r.expirationDate, t, c), dte)) ex.add(F_DTE, i, dte);
 
     stock[i] = residual(stockPrice, prevStock, true) ?? ex.add(F_STOCK, i, stockPrice);
     if (!ex.has(F_STOCK, i)) prevStock += stock[i];
-    const bidPred = lastBid.get(r.osi) ?? 0;
+    const bidPred = lastBid[k];
     bid[i] = residual(bidPrice, bidPred, true) ?? ex.add(F_BID, i, bidPrice);
     // The bid in cents as unpack knows it (0 when stored explicitly): the base of ask and price.
     let bidCents = 0;
-    if (!ex.has(F_BID, i)) lastBid.set(r.osi, (bidCents = bidPred + bid[i]));
+    if (!ex.has(F_BID, i)) lastBid[k] = bidCents = bidPred + bid[i];
     ask[i] = residual(askPrice, bidCents, true) ?? ex.add(F_ASK, i, askPrice);
     const spread = norm(r.bidAskSpread);
     if (!Object.is(norm(Math.round((askPrice - bidPrice) * 1e6) / 1e6), spread)) ex.add(F_SPREAD, i, spread);
@@ -568,12 +637,12 @@ function pack(rows: readonly Row[], deriveIv: boolean, rateCandidates: () => rea
 
     // Cumulative session volume: the contract's previous volume in the block plus this size.
     const vol = norm(r.volume);
-    const volPred = (lastVolume.get(r.osi) ?? 0) + (ex.has(F_SIZE, i) ? 0 : size[i]);
+    const volPred = lastVolume[k] + (ex.has(F_SIZE, i) ? 0 : size[i]);
     volume[i] = residual(vol, volPred, false) ?? ex.add(F_VOLUME, i, vol);
-    if (!ex.has(F_VOLUME, i)) lastVolume.set(r.osi, vol);
+    if (!ex.has(F_VOLUME, i)) lastVolume[k] = vol;
     const oi = norm(r.openInterest);
-    openInterest[i] = residual(oi, lastOi.get(r.osi) ?? 0, false) ?? ex.add(F_OPEN_INTEREST, i, oi);
-    if (!ex.has(F_OPEN_INTEREST, i)) lastOi.set(r.osi, oi);
+    openInterest[i] = residual(oi, lastOi[k], false) ?? ex.add(F_OPEN_INTEREST, i, oi);
+    if (!ex.has(F_OPEN_INTEREST, i)) lastOi[k] = oi;
 
     // Implied volatility and greeks, priced as enrichPrint prices them.
     const dividend = dividends[intAt(tickerDict.idx, i)];
@@ -612,7 +681,7 @@ function pack(rows: readonly Row[], deriveIv: boolean, rateCandidates: () => rea
   block[B_ROW_KEY_PREFIX] = dictColumn(rowKeyPrefix);
   block[B_ROW_KEY_OFFSET] = compactInts(rowKeyOffset);
   block[B_IDS] = ids;
-  block[B_OSI] = dictColumn(rows.map((r) => r.osi));
+  block[B_OSI] = osis.stored;
   block[B_TICKER] = tickers;
   block[B_TRADE_TIME] = compactInts(tradeTime);
   block[B_STOCK] = compactInts(stock);
@@ -671,7 +740,7 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
   const rkPrefix = readDict(b[B_ROW_KEY_PREFIX]);
   const rkOffset = b[B_ROW_KEY_OFFSET] as IntColumn;
   const ids = (b[B_IDS] as Uint8Array).length ? Buffer.from(b[B_IDS] as Uint8Array).toString('hex') : '';
-  const osis = readDict(b[B_OSI]);
+  const osis = readOsiColumn(b[B_OSI]);
   const tickers = readDict(b[B_TICKER]);
   const tradeTime = b[B_TRADE_TIME] as IntColumn;
   const stock = b[B_STOCK] as IntColumn;
@@ -700,9 +769,10 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
   let prevOffset = 0;
   let prevTime = 0;
   let prevStock = 0;
-  const lastBid = new Map<unknown, number>();
-  const lastVolume = new Map<unknown, number>();
-  const lastOi = new Map<unknown, number>();
+  const contracts: (ContractTerms | null | undefined)[] = new Array(osis.dict.length);
+  const lastBid: number[] = new Array(osis.dict.length).fill(0);
+  const lastVolume: number[] = new Array(osis.dict.length).fill(0);
+  const lastOi: number[] = new Array(osis.dict.length).fill(0);
   const out: OrderFlowRow[] = new Array(n);
 
   for (let i = 0; i < n; i++) {
@@ -718,9 +788,10 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
       const h = 32 * i;
       id = `${ids.slice(h, h + 8)}-${ids.slice(h + 8, h + 12)}-${ids.slice(h + 12, h + 16)}-${ids.slice(h + 16, h + 20)}-${ids.slice(h + 20, h + 32)}`;
     }
-    const osi = osis.dict[intAt(osis.idx, i)];
+    const k = intAt(osis.idx, i);
+    const osi = osis.dict[k];
     const tickerIdx = intAt(tickers.idx, i);
-    const c = contractOf(osi);
+    const c = contracts[k] === undefined ? (contracts[k] = contractOf(osi)) : contracts[k];
     const contractType = (has(F_CONTRACT_TYPE, i) ? get(F_CONTRACT_TYPE, i) : c!.right) as string;
     const strikePrice = (has(F_STRIKE, i) ? get(F_STRIKE, i) : c!.strike) as number;
     const expirationDate = has(F_EXPIRATION, i) ? get(F_EXPIRATION, i) : c!.expiration;
@@ -728,7 +799,7 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
     let t: number;
     if (has(F_TRADE_TIME, i)) t = get(F_TRADE_TIME, i) as number;
     else t = prevTime += intAt(tradeTime, i);
-    const dte = (has(F_DTE, i) ? get(F_DTE, i) : dteOf(expirationDate, t)) as number;
+    const dte = (has(F_DTE, i) ? get(F_DTE, i) : dteOf(expirationDate, t, c)) as number;
 
     let stockPrice: number;
     if (has(F_STOCK, i)) stockPrice = get(F_STOCK, i) as number;
@@ -737,8 +808,7 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
     let bidCents = 0;
     if (has(F_BID, i)) bidPrice = get(F_BID, i) as number;
     else {
-      bidCents = (lastBid.get(osi) ?? 0) + intAt(bid, i);
-      lastBid.set(osi, bidCents);
+      bidCents = lastBid[k] += intAt(bid, i);
       bidPrice = bidCents / 100;
     }
     const askPrice = (has(F_ASK, i) ? get(F_ASK, i) : (bidCents + intAt(ask, i)) / 100) as number;
@@ -760,14 +830,12 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
     let vol: number;
     if (has(F_VOLUME, i)) vol = get(F_VOLUME, i) as number;
     else {
-      vol = (lastVolume.get(osi) ?? 0) + sizeResidual + intAt(volume, i);
-      lastVolume.set(osi, vol);
+      vol = lastVolume[k] = lastVolume[k] + sizeResidual + intAt(volume, i);
     }
     let oi: number;
     if (has(F_OPEN_INTEREST, i)) oi = get(F_OPEN_INTEREST, i) as number;
     else {
-      oi = (lastOi.get(osi) ?? 0) + intAt(openInterest, i);
-      lastOi.set(osi, oi);
+      oi = lastOi[k] += intAt(openInterest, i);
     }
 
     const dividend = dividends[tickerIdx];
