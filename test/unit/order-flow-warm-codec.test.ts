@@ -10,6 +10,7 @@ import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { optionExpiryMs } from '../../services/domain/calendar';
 import { TRADE_SIDES, isConsolidatedRow, openInterestFlags, type ConsolidatedTradeEvent, type OptionPrint } from '../../services/domain/order-flow';
 import { upgradeOrderFlowEvent } from '../../services/domain/order-flow-upgrade';
+import { bsmGreeks } from '../../services/domain/pricing';
 import { RISK_FREE_RATE, dividendYield } from '../../services/domain/rates';
 import { partitionOf } from '../../services/kafka/partition';
 import { decodeRow, encodeRow, type OrderFlowConsolidatedRow, type OrderFlowPrintRow, type OrderFlowRow } from '../../services/views/order-flow';
@@ -227,10 +228,24 @@ describe.each(codecs)('warm blocks, %s', (_, codec) => {
         moneyness: { degree: -0, degreeInPercent: NaN, moneyType: 'DEEP' as never },
       },
       { ...base, rowKey: '990000000d', isETF: 1 as never, isIndex: 0 as never, ticker: 'OTHER' },
+      { ...base, rowKey: '990000000f', ticker: 'constructor' },
       { ...base, rowKey: '990000000e', id: base.id.replace(/-/g, ''), bidAskSpread: 0.1 + 0.2, volume: -3, openInterest: -0 },
     ];
     expectExactRoundTrip(codec, odd);
     for (const r of odd) expectExactRoundTrip(codec, [r]);
+    // A ticker named like a member of Object is priced with no dividend, as any unknown ticker.
+    const g = bsmGreeks({
+      right: base.contractType,
+      spot: base.stockPrice,
+      strike: base.strikePrice,
+      t: base.dte / 365,
+      rate: RISK_FREE_RATE,
+      dividend: 0,
+      vol: base.impliedVolatility!,
+    });
+    const constructorRow = { ...base, ticker: 'constructor', greeks: g };
+    expectExactRoundTrip(codec, [constructorRow]);
+    expect(orderFlowWarmBlockStats(codec.pack([constructorRow])).explicit).not.toHaveProperty('greeks');
     const consolidated = sim.consolidated[0];
     expectExactRoundTrip(codec, [
       { ...consolidated, isGoldenSweep: !consolidated.isGoldenSweep, lastTradeTime: 0.5 },

@@ -505,12 +505,18 @@ export function createOrderFlowWarmCodec(o: OrderFlowWarmCodecOptions = {}): Ord
 /** The codec of both order-flow views' warm blocks (implied volatility stored). */
 export const orderFlowWarmCodec: OrderFlowWarmCodec = createOrderFlowWarmCodec();
 
+/** The dividend yield a ticker is priced with (0 for anything that is not a plain ticker). */
+function dividendOf(ticker: unknown): number {
+  const q = typeof ticker === 'string' ? dividendYield(ticker) : 0;
+  return typeof q === 'number' ? q : 0; // dividendYield('constructor') is no number
+}
+
 /** The rate a block's greeks are derived with: the first candidate that reproduces the first row with greeks. */
 function chooseRate(rows: readonly Row[], candidates: readonly number[]): number {
   const r = rows.find((x) => x.greeks && typeof x.impliedVolatility === 'number');
   if (r) {
     for (const rate of candidates) {
-      const g = derivedGreeks(r.contractType, norm(r.stockPrice), norm(r.strikePrice), norm(r.dte), rate, dividendYield(r.ticker), norm(r.impliedVolatility!));
+      const g = derivedGreeks(r.contractType, norm(r.stockPrice), norm(r.strikePrice), norm(r.dte), rate, dividendOf(r.ticker), norm(r.impliedVolatility!));
       if (sameGreeks(g, r.greeks!)) return rate;
     }
   }
@@ -534,7 +540,7 @@ function pack(rows: readonly Row[], deriveIv: boolean, rateCandidates: () => rea
 
   const tickers = dictColumn(rows.map((r) => r.ticker));
   const tickerDict = readDict(tickers);
-  const dividends = tickerDict.dict.map((t) => (typeof t === 'string' ? dividendYield(t) : 0));
+  const dividends = tickerDict.dict.map(dividendOf);
 
   const rowKeyPrefix: unknown[] = new Array(n);
   const rowKeyOffset: number[] = new Array(n);
