@@ -2,6 +2,8 @@ import type { TableLayout } from '../table';
 import { PREMIUM_TIERS, comboOf } from './combinations';
 import { INDEXED_SORTS, SORT_INDEXES, type OrderFlowRow } from './keys';
 import { decodeRow, encodeRow } from './row-codec';
+import { orderFlowWarmCodec } from './warm-codec';
+import type { WarmCodec } from '../warm-tier';
 
 /**
  * The order-flow views as table views (services/views/table.ts), for the table engine: the keys
@@ -24,7 +26,8 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
       { name: 'un', values: (r) => (r.isUnusual ? [''] : []) },
       { name: 'cx', values: (r) => [comboOf(r).join(':')] },
     ],
-    warm: { blockKey: (r) => r.ticker },
+    // Warm blocks: columnar, derived fields verified and dropped (warm-codec.ts), ~36 B a print.
+    warm: { blockKey: (r) => r.ticker, codec: orderFlowWarmCodec as WarmCodec<R> },
   };
 }
 
