@@ -20,8 +20,10 @@ import type { Projection, SourceEvent } from './projection';
  *   own, guarded by the partition's offsets and tier hash, so the view's writer only ever sees hot
  *   sessions; the session freezes again once it is quiet.
  *
- * Neither move changes a row, so answers are the same from either tier; the layout a replay ends
- * with depends only on the events (the quiet rule is evaluated against offsets).
+ * Neither move changes a row, so answers are the same from either tier. The layout a replay ends
+ * with depends only on the events, not on how they were cut into chunks, as long as the quiet
+ * offsets are at least the chunk size: a session the last chunk wrote to is then never quiet at its
+ * end, whichever chunk its last event fell in.
  */
 
 export interface WarmTierOptions {
@@ -29,8 +31,6 @@ export interface WarmTierOptions {
   hotSessions: number;
   /** Offsets of the rows topic a session must have been left alone for before it freezes. */
   quietMessages: number;
-  /** Sessions frozen by one chunk at most (bounds the transaction). */
-  maxFreezesPerChunk?: number;
 }
 
 export interface WarmTierSpec<Row> {
@@ -42,7 +42,7 @@ export interface WarmTierSpec<Row> {
 }
 
 export const DEFAULT_HOT_SESSIONS = 3;
-export const DEFAULT_QUIET_MESSAGES = 1_000;
+export const DEFAULT_QUIET_MESSAGES = 3_000;
 
 /** The options from MDQ_HOT_SESSIONS and MDQ_WARM_QUIET_MESSAGES. */
 export function warmTierOptions(env: NodeJS.ProcessEnv = process.env): WarmTierOptions {
@@ -82,32 +82,36 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         const d = e.value === null ? null : spec.sessionOf(e);
         if (d) lastOf.set(d, e.offset);
       }
-      let tier = await redis.hgetall(w.tier);
+      // The tier hash and the partition's sessions in one round trip (both small).
+      let [tier, stored] = await tierState(redis, k, w);
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
         for (const d of thaw) await thawSession(redis, layout, keys, d);
-        tier = await redis.hgetall(w.tier);
+        [tier, stored] = await tierState(redis, k, w);
       }
       const ops = await inner.project(events, keys, redis);
       if (!events[0].topic.endsWith(spec.rowsTopic)) return ops;
       if (lastOf.size) ops.push(['HSET', w.tier, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
       const end = events[events.length - 1].offset;
-      const sessions = new Set(await redis.zrange(k.segments, 0, -1));
+      const sessions = new Set(stored);
       for (const d of lastOf.keys()) sessions.add(d);
       const ordered = [...sessions].sort();
       const old = ordered.slice(0, Math.max(0, ordered.length - (await hotSessionsOf(keys, redis, opts.hotSessions))));
-      let frozen = 0;
       for (const d of old) {
-        if (frozen >= (opts.maxFreezesPerChunk ?? 2)) break;
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
         const last = tier[lastEventField(d)];
         if (last !== undefined && end - Number(last) < opts.quietMessages) continue;
         ops.push(...(await freezeOps(redis, layout, keys, d)));
-        frozen++;
       }
       return ops;
     },
   };
+}
+
+async function tierState(redis: Redis, k: TableKeys, w: WarmKeys): Promise<[Record<string, string>, string[]]> {
+  const [[e1, tier], [e2, sessions]] = (await redis.pipeline().hgetall(w.tier).zrange(k.segments, 0, -1).exec())! as [Error | null, unknown][];
+  if (e1 ?? e2) throw e1 ?? e2;
+  return [tier as Record<string, string>, sessions as string[]];
 }
 
 /** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */

@@ -98,9 +98,23 @@ function indexEntries<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row, seg
   return out;
 }
 
-/** Every hot key holding a session's rows (the rows hash and each index they are filed in). */
+/**
+ * Every hot key holding a session's rows: the rows hash, each sort index, and each filter index a
+ * row is filed in (the keys indexEntries names, without building its members).
+ */
 export function hotKeysOf<Row>(layout: TableLayout<Row>, k: TableKeys, seg: string, rows: Iterable<Row>): string[] {
   const keys = new Set<string>([k.rows(seg)]);
-  for (const row of rows) for (const [key] of indexEntries(layout, k, row, seg, layout.rowKeyOf(row))) keys.add(key);
+  const values = layout.indexes.map(() => new Set<string>());
+  let any = false;
+  for (const row of rows) {
+    any = true;
+    layout.indexes.forEach((ix, i) => {
+      for (const v of ix.values(row)) values[i].add(v);
+    });
+  }
+  if (any) for (const s of layout.sorts) keys.add(k.sorted(seg, s.suffix));
+  layout.indexes.forEach((ix, i) => {
+    for (const v of values[i]) keys.add(k.index(seg, ix.name, v));
+  });
   return [...keys];
 }

@@ -35,6 +35,7 @@ import {
 import { readTablePage, scanTable, type TableReadOptions } from '../../api/tables/engine';
 import type { TimeWindow } from '../../api/request/time';
 import { walkApi, walkPages } from '../support/cursor-walk';
+import { snapshotView } from '../support/pipeline';
 import { TestApi, startApi } from '../support/http';
 
 import { testConfig } from '../support/env';
@@ -379,6 +380,30 @@ describe('the endpoints answer the same from either tier', () => {
       const [a, b] = await Promise.all([hotApi.post(path, body), warmApi.post(path, body)]);
       expect(b.json.statistics).toEqual(a.json.statistics);
     }
+  });
+});
+
+// --- the layout a replay ends with ----------------------------------------------------------------
+
+describe('the tiers a replay ends with', () => {
+  it('depend on the events only, not on how they were cut into chunks (quiet offsets at least the chunk size)', async () => {
+    const snapshots = [];
+    for (const [i, chunk] of [40, 97, 1].entries()) {
+      const prefix = `${config.keyPrefix}:chunks${i}`;
+      process.env.MDQ_HOT_SESSIONS = '1';
+      process.env.MDQ_WARM_QUIET_MESSAGES = '100';
+      try {
+        await projectDirect(redis, prefix, 1, equityPrintsProjection, [{ spec: EQ_SPEC, events: eqEvents }], 'in-turn', chunk);
+      } finally {
+        delete process.env.MDQ_HOT_SESSIONS;
+        delete process.env.MDQ_WARM_QUIET_MESSAGES;
+      }
+      snapshots.push(await snapshotView(redis, prefix, EQUITY_PRINTS_VIEW, 1));
+    }
+    // Older sessions moved during the replay (the quiet rule), not all left hot.
+    expect(Object.keys(snapshots[0]).some((k) => k.endsWith(':wb'))).toBe(true);
+    expect(snapshots[1]).toEqual(snapshots[0]);
+    expect(snapshots[2]).toEqual(snapshots[0]);
   });
 });
 

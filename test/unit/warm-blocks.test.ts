@@ -1,5 +1,7 @@
 import { EQUITY_PRINTS_LAYOUT, type EquityPrintRow } from '../../services/views/equities/equity-prints';
 import { decodeMeta, packBlocks, unpackBlock } from '../../services/views/warm-tier';
+import { TableKeys, hotKeysOf, rowWrites } from '../../services/views/table';
+import { PartitionKeys } from '../../services/views/keys';
 import { equityPrintRow } from '../../projections/equities/equity-prints';
 import { equityPrintData } from '../support/equity-print-data';
 import { sessionBounds } from '../../services/domain/calendar';
@@ -44,6 +46,14 @@ describe('warm blocks', () => {
     expect(again.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')])).toEqual(
       blocks.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')]),
     );
+  });
+
+  it('the hot keys a move unlinks are exactly the keys the rows were written to (the segment set aside)', () => {
+    const k = new TableKeys(new PartitionKeys('t', layout.view, 1, 0));
+    const written = new Set(rows.flatMap((r) => rowWrites(layout, k, r).map((w) => w[1])));
+    written.delete(k.segments);
+    expect(new Set(hotKeysOf(layout, k, D, rows))).toEqual(written);
+    expect(hotKeysOf(layout, k, D, [])).toEqual([k.rows(D)]);
   });
 
   it('a session with no rows packs to no blocks; a layout without a warm tier refuses', () => {
