@@ -34,7 +34,8 @@ async function readViewStamp(redis: Redis, keyPrefix: string, view: string, vers
   let stamp = String(version);
   for (const [err, offsets] of (await pipe.exec())!) {
     if (err) throw err;
-    const applied = Object.entries(offsets as Record<string, string>).filter(([topic]) => !topic.startsWith('seen:'));
+    // `last:<session>` fields (warm-tier.ts) move with the applied offsets: they add nothing.
+    const applied = Object.entries(offsets as Record<string, string>).filter(([topic]) => !topic.startsWith('seen:') && !topic.startsWith('last:'));
     stamp += `|${applied
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([t, o]) => `${t}=${o}`)

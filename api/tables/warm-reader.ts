@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
-import { WARM_BLOCK_ROWS, WarmKeys, decodeMeta, unpackBlock, type BlockMeta } from '../../services/views/warm-tier';
+import type Redis from 'ioredis';
+import type { PartitionKeys } from '../../services/views/keys';
+import type { TableLayout } from '../../services/views/table';
+import { WARM_BLOCK_ROWS, WarmKeys, blocksHolding, decodeMeta, unpackBlock, unpackCompanion, type BlockMeta } from '../../services/views/warm-tier';
 import type { TablePlan, TableSortSpec } from './engine';
 
 /**
@@ -181,4 +184,25 @@ async function attachCompanions<Row>(pl: TablePlan<Row>, rows: Keyed<Row>[]): Pr
       c.attach(e.row, v);
     }
   }
+}
+
+/**
+ * Values of a companion hash (warm-tier.ts WarmTier.companions) for rows of a warm session, by
+ * rowKey: the blocks that can hold each row are found from the block metadata.
+ */
+export async function readWarmCompanion<Row>(
+  redis: Redis,
+  layout: TableLayout<Row>,
+  keys: PartitionKeys,
+  seg: string,
+  name: string,
+  rows: readonly Row[],
+): Promise<Map<string, Buffer>> {
+  const w = new WarmKeys(keys);
+  const metas = Object.entries(await redis.hgetallBuffer(w.meta(seg))).map(([id, m]) => decodeMeta(id, m));
+  const ids = [...new Set(rows.flatMap((r) => blocksHolding(layout, metas, r)))];
+  const out = new Map<string, Buffer>();
+  if (!ids.length) return out;
+  for (const body of await redis.hmgetBuffer(w.companion(seg, name), ...ids)) if (body) for (const [rk, v] of unpackCompanion(body)) out.set(rk, v);
+  return out;
 }

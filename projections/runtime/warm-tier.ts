@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import type { PartitionKeys } from '../../services/views/keys';
 import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
-import { WarmKeys, hotSessionsKey, lastEventField, packBlocks, unpackBlock, warmField } from '../../services/views/warm-tier';
+import { WarmKeys, hotSessionsKey, lastEventField, packBlocks, packCompanion, unpackBlock, unpackCompanion, warmField } from '../../services/views/warm-tier';
 import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
@@ -83,15 +83,16 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         if (d) lastOf.set(d, e.offset);
       }
       // The tier hash and the partition's sessions in one round trip (both small).
-      let [tier, stored] = await tierState(redis, k, w);
+      let [tier, stored, offsets] = await tierState(redis, k, w, keys);
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
         for (const d of thaw) await thawSession(redis, layout, keys, d);
-        [tier, stored] = await tierState(redis, k, w);
+        [tier, stored, offsets] = await tierState(redis, k, w, keys);
       }
       const ops = await inner.project(events, keys, redis);
       if (!events[0].topic.endsWith(spec.rowsTopic)) return ops;
-      if (lastOf.size) ops.push(['HSET', w.tier, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
+      // Beside the applied offsets (bookkeeping, like them: not part of the view's content).
+      if (lastOf.size) ops.push(['HSET', keys.offsets, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
       const end = events[events.length - 1].offset;
       const sessions = new Set(stored);
       for (const d of lastOf.keys()) sessions.add(d);
@@ -99,7 +100,7 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
       const old = ordered.slice(0, Math.max(0, ordered.length - (await hotSessionsOf(keys, redis, opts.hotSessions))));
       for (const d of old) {
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
-        const last = tier[lastEventField(d)];
+        const last = offsets[lastEventField(d)];
         if (last !== undefined && end - Number(last) < opts.quietMessages) continue;
         ops.push(...(await freezeOps(redis, layout, keys, d)));
       }
@@ -108,10 +109,11 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
   };
 }
 
-async function tierState(redis: Redis, k: TableKeys, w: WarmKeys): Promise<[Record<string, string>, string[]]> {
-  const [[e1, tier], [e2, sessions]] = (await redis.pipeline().hgetall(w.tier).zrange(k.segments, 0, -1).exec())! as [Error | null, unknown][];
-  if (e1 ?? e2) throw e1 ?? e2;
-  return [tier as Record<string, string>, sessions as string[]];
+/** The tier hash, the partition's sessions and its offsets hash (with the sessions' last events), in one round trip. */
+async function tierState(redis: Redis, k: TableKeys, w: WarmKeys, keys: PartitionKeys): Promise<[Record<string, string>, string[], Record<string, string>]> {
+  const res = (await redis.pipeline().hgetall(w.tier).zrange(k.segments, 0, -1).hgetall(keys.offsets).exec())! as [Error | null, unknown][];
+  for (const [err] of res) if (err) throw err;
+  return [res[0][1] as Record<string, string>, res[1][1] as string[], res[2][1] as Record<string, string>];
 }
 
 /** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */
@@ -140,8 +142,30 @@ export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, key
     ops.push(['HSET', w.blocks(d), ...blocks.flatMap((b) => [b.id, b.body])]);
     ops.push(['HSET', w.meta(d), ...blocks.flatMap((b) => [b.id, b.meta])]);
   }
+  for (const c of layout.warm?.companions ?? []) {
+    const values = await hashEntries(redis, c.hash(k, d));
+    ops.push(['UNLINK', c.hash(k, d), w.companion(d, c.name)]);
+    const packed: (string | Buffer)[] = [];
+    for (const b of blocks) {
+      const entries = b.rowKeys.filter((rk) => values.has(rk)).map((rk): [string, Buffer] => [rk, values.get(rk)!]);
+      if (entries.length) packed.push(b.id, packCompanion(entries));
+    }
+    if (packed.length) ops.push(['HSET', w.companion(d, c.name), ...packed]);
+  }
   ops.push(['HSET', w.tier, warmField(d), String(blocks.length)]);
   return ops;
+}
+
+/** A hash's fields and values (HSCAN). */
+async function hashEntries(redis: Redis, key: string): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  let cursor = '0';
+  do {
+    const [next, flat] = await redis.hscanBuffer(key, cursor, 'COUNT', HSCAN_COUNT);
+    cursor = next.toString();
+    for (let i = 0; i < flat.length; i += 2) out.set(flat[i].toString(), flat[i + 1]);
+  } while (cursor !== '0');
+  return out;
 }
 
 /** Moves a warm session of one partition back to the hot tier (its own guarded transaction). */
@@ -154,6 +178,11 @@ export async function thawSession<Row>(redis: Redis, layout: TableLayout<Row>, k
       const bodies = await c.hvalsBuffer(w.blocks(d));
       const ops: RedisOp[] = [];
       for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
+      for (const comp of layout.warm?.companions ?? []) {
+        for (const body of await c.hvalsBuffer(w.companion(d, comp.name)))
+          for (const [rk, v] of unpackCompanion(body)) ops.push(['HSET', comp.hash(k, d), rk, v]);
+        ops.push(['UNLINK', w.companion(d, comp.name)]);
+      }
       ops.push(['UNLINK', w.blocks(d), w.meta(d)], ['HDEL', w.tier, warmField(d)]);
       return coalesceOps(ops);
     });

@@ -2,7 +2,7 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'nod
 import { Packr } from 'msgpackr';
 import type { PartitionKeys } from './keys';
 import { compareKeys, encodeSortKey } from './sort-keys';
-import type { TableLayout, TableSort } from './table';
+import type { TableKeys, TableLayout, TableSort } from './table';
 
 /**
  * The warm tier of a segmented table view: a session (segment) older than the newest K of its
@@ -13,8 +13,9 @@ import type { TableLayout, TableSort } from './table';
  *   <seg>:wm        hash  blockId -> MessagePack [blockKey, count, mins, maxs]: per indexed sort the
  *                         least and greatest value of the block (null when a value is not a number),
  *                         so a query skips blocks it cannot match and reads the others in sort order
- *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot);
- *                         last:<seg> -> the offset of the last event of the session (the quiet rule)
+ *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot)
+ *   offsets         hash  (the applied offsets) also last:<seg> -> the rows topic's offset of the
+ *                         session's last event (the quiet rule; bookkeeping, not content)
  *
  * The session stays in the view's segment set (`s`); its statistics and other companions stay as
  * they are. Warm and hot hold the same rows: moving a session between tiers changes no answer.
@@ -34,6 +35,11 @@ export interface WarmTier<Row> {
   codec?: WarmCodec<Row>;
   /** Rows per block (default WARM_BLOCK_ROWS). */
   rowsPerBlock?: number;
+  /**
+   * Hashes beside the rows, keyed by rowKey and read by key (comprising trades), that move with
+   * them: a warm session keeps each packed per block in `<seg>:wx:<name>`.
+   */
+  companions?: readonly { name: string; hash(k: TableKeys, seg: string): string }[];
 }
 
 export const WARM_BLOCK_ROWS = 256;
@@ -51,6 +57,8 @@ export interface PackedBlock {
   id: string;
   meta: Buffer;
   body: Buffer;
+  /** The rowKeys of its rows, in block order. */
+  rowKeys: string[];
 }
 
 /** Keys of the warm tier of one partition. */
@@ -64,6 +72,9 @@ export class WarmKeys {
   }
   meta(seg: string): string {
     return this.p.key(seg, 'wm');
+  }
+  companion(seg: string, name: string): string {
+    return this.p.key(seg, 'wx', name);
   }
 }
 
@@ -132,7 +143,7 @@ export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]):
       const part = sorted.slice(i, i + per);
       const id = `${key}:${n}`;
       const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 } });
-      out.push({ id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body });
+      out.push({ id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) });
     }
   }
   return out;
@@ -168,4 +179,23 @@ export function decodeMeta(id: string, stored: Buffer): BlockMeta {
 /** The rows of a stored block, in default-sort order. */
 export function unpackBlock<Row>(layout: TableLayout<Row>, body: Buffer, segment: string): Row[] {
   return codecOf(layout).unpack(PACKR.unpack(brotliDecompressSync(body)), segment);
+}
+
+/** A block's companion values (rowKey -> stored value, rows without one left out), packed. */
+export function packCompanion(entries: readonly [rowKey: string, value: Buffer][]): Buffer {
+  return brotliCompressSync(PACKR.pack([entries.map((e) => e[0]), entries.map((e) => e[1])]), {
+    params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 },
+  });
+}
+
+export function unpackCompanion(body: Buffer): Map<string, Buffer> {
+  const [keys, values] = PACKR.unpack(brotliDecompressSync(body)) as [string[], Uint8Array[]];
+  return new Map(keys.map((k, i) => [k, Buffer.from(values[i].buffer, values[i].byteOffset, values[i].byteLength)]));
+}
+
+/** The ids of the blocks of `metas` that can hold a row (its block key, its default sort value within the block's range). */
+export function blocksHolding<Row>(layout: TableLayout<Row>, metas: readonly BlockMeta[], row: Row): string[] {
+  const key = layout.warm!.blockKey(row);
+  const v = layout.sorts[0].value(row);
+  return metas.filter((m) => m.blockKey === key && (typeof v !== 'number' || m.min[0] === null || (v >= m.min[0] && v <= m.max[0]!))).map((m) => m.id);
 }

@@ -6,7 +6,7 @@ import { applyAtomically } from '../../projections/runtime/atomic-apply';
 import { sessionBounds } from '../../services/domain/calendar';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { equityPrintRow, equityPrintsProjection } from '../../projections/equities/equity-prints';
-import { settleWarmTier } from '../../projections/runtime/warm-tier';
+import { settleWarmTier, thawSession } from '../../projections/runtime/warm-tier';
 import type { Projection } from '../../projections/runtime/projection';
 import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import {
@@ -145,7 +145,7 @@ describe('the move to the warm tier', () => {
       // No index of a warm session is left behind; its statistics stay.
       const p = Number(older[0].split('/')[0]);
       const left = await redis.keys(`${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
-      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'st', 'ct'].includes(s))).toEqual([]);
+      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'st'].includes(s))).toEqual([]);
     }
   });
 });
@@ -452,3 +452,21 @@ async function applyChunk(
   ]);
   expect(res.applied).toBe(true);
 }
+
+describe('a move back to the hot tier', () => {
+  it('restores the session key for key as it was projected (rows, indexes, comprising trades)', async () => {
+    const layout = orderFlowLayout(ORDER_FLOW_CONSOLIDATED_VIEW);
+    let thawed = 0;
+    for (let p = 0; p < MARKET_PARTITIONS; p++) {
+      const keys = new PartitionKeys(WARM, ORDER_FLOW_CONSOLIDATED_VIEW, 1, p);
+      if ((await redis.hget(new WarmKeys(keys).tier, warmField(SESSIONS[0]))) === null) continue;
+      await thawSession(redis, layout, keys, SESSIONS[0]);
+      thawed++;
+    }
+    expect(thawed).toBeGreaterThan(3);
+    const session = (snap: Record<string, unknown>) => Object.fromEntries(Object.entries(snap).filter(([k]) => k.includes(`:${SESSIONS[0]}:`)));
+    const hot = session(await snapshotView(redis, HOT, ORDER_FLOW_CONSOLIDATED_VIEW, 1));
+    expect(Object.keys(hot).some((k) => k.endsWith(':ct'))).toBe(true);
+    expect(session(await snapshotView(redis, WARM, ORDER_FLOW_CONSOLIDATED_VIEW, 1))).toEqual(hot);
+  });
+});

@@ -150,10 +150,10 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
   return out;
 }
 
-/** A view version's data keys and contents without the bookkeeping (offsets, layout format), as snapshotView gives them. */
+/** A view version's data keys and contents without the bookkeeping (offsets, layout format, hot-session count), as snapshotView gives them. */
 export async function viewContents(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
   const snap = await snapshotView(redis, prefix, view, version);
-  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets') && k !== 'format'));
+  return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets') && k !== 'format' && k !== 'hot-sessions'));
 }
 
 /** Messages of `topic` a view version has applied (offsets + 1, summed over partitions). */

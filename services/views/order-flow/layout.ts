@@ -1,6 +1,6 @@
 import type { TableLayout } from '../table';
 import { PREMIUM_TIERS, comboOf } from './combinations';
-import { INDEXED_SORTS, SORT_INDEXES, type OrderFlowRow } from './keys';
+import { INDEXED_SORTS, ORDER_FLOW_CONSOLIDATED_VIEW, SORT_INDEXES, type OrderFlowRow } from './keys';
 import { decodeRow, encodeRow } from './row-codec';
 import { orderFlowWarmCodec } from './warm-codec';
 import type { WarmCodec } from '../warm-tier';
@@ -27,7 +27,12 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
       { name: 'cx', values: (r) => [comboOf(r).join(':')] },
     ],
     // Warm blocks: columnar, derived fields verified and dropped (warm-codec.ts), ~36 B a print.
-    warm: { blockKey: (r) => r.ticker, codec: orderFlowWarmCodec as WarmCodec<R> },
+    warm: {
+      blockKey: (r) => r.ticker,
+      codec: orderFlowWarmCodec as WarmCodec<R>,
+      // The consolidated view's comprising trades (`<D>:ct`) move with their rows.
+      companions: view === ORDER_FLOW_CONSOLIDATED_VIEW ? [{ name: 'ct', hash: (k, seg) => k.p.key(seg, 'ct') }] : [],
+    },
   };
 }
 
