@@ -119,3 +119,12 @@ describe('flow-aggregates packed blocks: repeated tokens', () => {
     expect(roundTrip('', fields, SUMS)).toEqual(byText(fields));
   });
 });
+
+describe('flow-aggregates packing: block names', () => {
+  it('the expiration and exchange tokens, also at the ends of a field', () => {
+    expect(PACKING.expiration.blockOf('C|A|2026-11-27')).toBe('2026-11-27');
+    expect(PACKING.expiration.blockOf('C|A')).toBe('');
+    expect(PACKING.exchange.blockOf('C|A|*|*|ITM|CBOE')).toBe('CBOE');
+    expect(PACKING.exchange.blockOf('|||||')).toBe('');
+  });
+});

@@ -121,7 +121,17 @@ const firstToken = (f: string): string => {
   const i = f.indexOf('|');
   return i < 0 ? f : f.slice(0, i);
 };
-const nthToken = (f: string, n: number): string => f.split('|')[n] ?? '';
+/** The n-th '|'-separated token of f ('' past the end), without splitting the whole field. */
+function nthToken(f: string, n: number): string {
+  let from = 0;
+  for (let i = 0; i < n; i++) {
+    const at = f.indexOf('|', from);
+    if (at < 0) return '';
+    from = at + 1;
+  }
+  const to = f.indexOf('|', from);
+  return to < 0 ? f.slice(from) : f.slice(from, to);
+}
 
 /**
  * The blocks of each packed family. A chunk rewrites the blocks it touches (packed.ts updateBlock
