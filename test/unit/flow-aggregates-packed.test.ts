@@ -1,6 +1,6 @@
 import { addSums } from '../../services/views/flow-aggregates/cells';
 import { PACKING, barField } from '../../services/views/flow-aggregates/keys';
-import { blockEntries, packBlock, unpackBlock, updateBlock, type BlockFormat } from '../../services/views/flow-aggregates/packed';
+import { blockEntries, packBlock, unpackBlock, unpackBlockWhere, updateBlock, type BlockFormat } from '../../services/views/flow-aggregates/packed';
 
 const SUMS: BlockFormat = { valueSep: ',', stripFirst: false };
 const MINUTE: BlockFormat = { valueSep: ',', stripFirst: true };
@@ -126,5 +126,29 @@ describe('flow-aggregates packing: block names', () => {
     expect(PACKING.expiration.blockOf('C|A')).toBe('');
     expect(PACKING.exchange.blockOf('C|A|*|*|ITM|CBOE')).toBe('CBOE');
     expect(PACKING.exchange.blockOf('|||||')).toBe('');
+  });
+});
+
+describe('flow-aggregates packed blocks: reading one contract', () => {
+  it('unpackBlockWhere gives exactly the entries whose field starts with the given tokens', () => {
+    const bars: [string, string][] = [
+      ['C|580|29000124', '1|0300000abc|1.05|1.05|1.05|1|0300000abc|1.05|3'],
+      ['C|580|29000125', '2|0300000abd|1|1|1|2|0300000abd|1|1'],
+      ['C|5800|29000124', '3|0300000abe|2|2|2|3|0300000abe|2|1'],
+      ['P|580|29000124', '4|0300000abf|3|3|3|4|0300000abf|3|1'],
+      ['C|58|29000124', '5|0300000abg|4|4|4|5|0300000abg|4|1'],
+    ];
+    const block = packBlock('2026-11-27', new Map(bars), BARS);
+    const got = (prefix: string) => {
+      const out: [string, string][] = [];
+      unpackBlockWhere('2026-11-27', block, '|', prefix, (f, v) => out.push([f, v]));
+      return byText(out);
+    };
+    expect(got('C|580')).toEqual(byText(bars.slice(0, 2)));
+    expect(got('C|5800')).toEqual([bars[2]]);
+    expect(got('P|580')).toEqual([bars[3]]);
+    expect(got('C|58')).toEqual([bars[4]]);
+    expect(got('P|1')).toEqual([]);
+    expect(() => unpackBlockWhere('29000123', packBlock('29000123', new Map([['29000123|C', '1']]), MINUTE), ',', 'C', () => {})).toThrow(/strips/);
   });
 });

@@ -20,6 +20,7 @@ import {
   osiBlock,
   osiField,
   unpackBlock,
+  unpackBlockWhere,
   barOfPrint,
   cellOfPrint,
   contractId,
@@ -363,7 +364,7 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
       const [err, block] = res[i] as [Error | null, Buffer | null];
       if (err) throw err;
       if (block === null) return;
-      unpackBlock('', block, OSI_PACKING.valueSep, (f, contract) => {
+      unpackBlockWhere('', block, OSI_PACKING.valueSep, field, (f, contract) => {
         if (f === field) found.push([k, d, contract]);
       });
     });
@@ -379,15 +380,14 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
   for (const [k, d, contract] of found) {
     const [ticker, expiration, cp, strike] = contract.split('|');
     pipe.hgetBuffer(k.bars(d, ticker), expiration);
-    prefixes.push(`${cp}|${strike}|`);
+    prefixes.push(`${cp}|${strike}`);
   }
   const out: [number, Bar][] = [];
   (await pipe.exec())!.forEach(([err, block], i) => {
     if (err) throw err;
     if (block === null) return;
-    unpackBlock('', block as Buffer, PACKING.bars.valueSep, (field, v) => {
-      if (!field.startsWith(prefixes[i])) return;
-      const ms = Number(field.slice(prefixes[i].length)) * MINUTE_MS;
+    unpackBlockWhere('', block as Buffer, PACKING.bars.valueSep, prefixes[i], (field, v) => {
+      const ms = Number(field.slice(field.lastIndexOf('|') + 1)) * MINUTE_MS;
       if (inWindow(q.window, ms)) out.push([ms, decodeBar(v)]);
     });
   });

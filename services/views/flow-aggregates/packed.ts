@@ -154,8 +154,14 @@ class Reader {
         const m = String((payload - digits) / 8).padStart(digits + 2, '0');
         return `${m.slice(0, m.length - digits - 1)}.${m.slice(m.length - digits - 1)}`;
       }
-      case 4:
-        return fromDayNumber(payload);
+      case 4: {
+        let d = DATE_STRINGS.get(payload);
+        if (d === undefined) {
+          d = fromDayNumber(payload);
+          if (DATE_STRINGS.size < 100_000) DATE_STRINGS.set(payload, d);
+        }
+        return d;
+      }
       case 5: {
         const partition = payload % 100;
         return `${String(partition).padStart(2, '0')}${((payload - partition) / 100).toString(36).padStart(8, '0')}`;
@@ -174,6 +180,9 @@ class Reader {
     return seen.join(sep);
   }
 }
+
+/** Dates by day number, so a reader converts each expiration once. */
+const DATE_STRINGS = new Map<number, string>();
 
 /** Day numbers of the dates seen (few: expirations), so a date is checked and converted once. */
 const DATE_CODES = new Map<string, number>();
@@ -319,6 +328,33 @@ export function unpackBlock(name: string, buf: Buffer, valueSep: string, visit: 
     if (r.i < fEnd) field = stripped ? `${name}|${r.joined(fEnd, '|')}` : r.joined(fEnd, '|');
     const vEnd = r.varint() + r.i;
     visit(field, r.i < vEnd ? r.joined(vEnd, valueSep) : '');
+  }
+}
+
+/**
+ * The entries of block `name` whose field starts with the tokens of `prefix` (a '|'-separated
+ * list of whole tokens; the block must not strip its name): the others are skipped on their bytes,
+ * undecoded (one contract's bars among its expiration's).
+ */
+export function unpackBlockWhere(name: string, buf: Buffer, valueSep: string, prefix: string, visit: (field: string, value: string) => void): void {
+  const want = tokensKey(prefix, '|', 0);
+  const r = new Reader(buf);
+  if (r.varint() & STRIPPED) throw new Error(`block ${name} strips its name: no prefix to match`);
+  while (r.i < buf.length) {
+    const fLen = r.varint();
+    const fFrom = r.i;
+    const fEnd = fFrom + fLen;
+    let match = fLen >= want.length;
+    for (let i = 0; match && i < want.length; i++) match = buf[fFrom + i] === want.charCodeAt(i);
+    if (!match) {
+      r.i = fEnd;
+      const vLen = r.varint();
+      r.i += vLen;
+      continue;
+    }
+    const field = r.joined(fEnd, '|');
+    const vEnd = r.varint() + r.i;
+    visit(field, r.joined(vEnd, valueSep));
   }
 }
 
