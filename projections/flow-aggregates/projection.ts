@@ -72,6 +72,8 @@ class PendingBlocks<V> {
     readonly combine: (a: V, b: V) => V,
     /** The stored value (or null) with a change applied, as the logical entry's string. */
     readonly next: (was: string | null, change: V) => string,
+    /** For sums: the change as integers (packed.ts updateBlock adds them to the stored varints). */
+    readonly sumsOf?: (change: V) => readonly number[],
   ) {}
   merge(key: string, packing: Packing, block: string, field: string, v: V): void {
     const id = `${key}\n${block}`;
@@ -100,7 +102,11 @@ export const flowAggregatesProjection: Projection = {
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
     const k = new FlowAggregateKeys(keys);
-    const sums = new PendingBlocks<Sums>(addTriples, (was, [c, n, v]) => addSums(was, c, n, v));
+    const sums = new PendingBlocks<Sums>(
+      addTriples,
+      (was, [c, n, v]) => addSums(was, c, n, v),
+      (s) => s,
+    );
     const lastBlocks = new PendingBlocks<LastPrice>(
       (a, b) => laterOf(a, b),
       (was, l) => encodeLast(laterOf(was === null ? null : decodeLast(was), l)),
@@ -183,7 +189,7 @@ export const flowAggregatesProjection: Projection = {
       const op: RedisOp = ['HSET', key];
       blocks.forEach(({ pending, block }, j) => {
         const { packing, fields } = pending.byBlock.get(`${key}\n${block}`)!;
-        op.push(block, updateBlock(block, stored[j], fields, packing, pending.next));
+        op.push(block, updateBlock(block, stored[j], fields, packing, pending.next, pending.sumsOf));
       });
       ops.push(op);
     });

@@ -66,12 +66,13 @@ describe('flow-aggregates packed blocks', () => {
     const want = new Map<string, string>();
     for (const [f, c, n, v] of adds) want.set(f, addSums(want.get(f) ?? null, c, n, v));
     const wantBytes = packBlock('29000123', want, MINUTE);
-    for (const [chunk, shuffled] of [
-      [1, false],
-      [7, true],
-      [50, true],
-      [400, false],
-      [400, true],
+    for (const [chunk, shuffled, numeric] of [
+      [1, false, false],
+      [1, false, true],
+      [7, true, true],
+      [50, true, false],
+      [400, false, true],
+      [400, true, false],
     ] as const) {
       const order = shuffled ? [...adds].sort(() => r() - 0.5) : adds;
       let stored: Buffer | null = null;
@@ -81,7 +82,7 @@ describe('flow-aggregates packed blocks', () => {
           const was = changes.get(f);
           changes.set(f, was ? [was[0] + c, was[1] + n, was[2] + v] : [c, n, v]);
         }
-        stored = updateBlock('29000123', stored, changes, MINUTE, (was, [c, n, v]) => addSums(was, c, n, v));
+        stored = updateBlock('29000123', stored, changes, MINUTE, (was, [c, n, v]) => addSums(was, c, n, v), numeric ? (x) => x : undefined);
       }
       expect(stored!.equals(wantBytes)).toBe(true);
       expect(blockEntries('29000123', stored, ',')).toEqual(new Map(byText([...want])));
@@ -150,5 +151,27 @@ describe('flow-aggregates packed blocks: reading one contract', () => {
     expect(got('C|58')).toEqual([bars[4]]);
     expect(got('P|1')).toEqual([]);
     expect(() => unpackBlockWhere('29000123', packBlock('29000123', new Map([['29000123|C', '1']]), MINUTE), ',', 'C', () => {})).toThrow(/strips/);
+  });
+});
+
+describe('flow-aggregates packed blocks: sums added on their varints', () => {
+  it('equal sums are written as repeats, as their text would be, and a stored value that is not three integers goes through the text', () => {
+    const add = (stored: Buffer | null, field: string, x: [number, number, number], numeric: boolean) =>
+      updateBlock(
+        '',
+        stored,
+        new Map([[field, x]]),
+        SUMS,
+        (was, [c, n, v]) => (was?.startsWith('x') ? `${was}+${c}` : addSums(was, c, n, v)),
+        numeric ? (y) => y : undefined,
+      );
+    const viaText = add(add(null, 'C|A', [5, 1, 1], false), 'C|A', [0, 4, 4], false);
+    const viaSums = add(add(null, 'C|A', [5, 1, 1], true), 'C|A', [0, 4, 4], true);
+    expect(viaSums.equals(viaText)).toBe(true);
+    expect(blockEntries('', viaSums, ',')).toEqual(new Map([['C|A', '5,5,5']]));
+    const odd = packBlock('', new Map([['C|A', 'x,1,2']]), SUMS);
+    expect(blockEntries('', add(odd, 'C|A', [3, 0, 0], true), ',')).toEqual(new Map([['C|A', 'x,1,2+3']]));
+    const big = packBlock('', new Map([['C|A', `${2 ** 50},1,1`]]), SUMS);
+    expect(blockEntries('', add(big, 'C|A', [1, 0, 0], true), ',')).toEqual(new Map([['C|A', `${2 ** 50 + 1},1,1`]]));
   });
 });

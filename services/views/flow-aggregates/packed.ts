@@ -59,7 +59,7 @@ const MAX_INT = 2 ** 50;
 const STRIPPED = 1;
 
 class Writer {
-  private buf = Buffer.allocUnsafe(128);
+  buf = Buffer.allocUnsafe(128);
   n = 0;
   private room(k: number): void {
     if (this.n + k <= this.buf.length) return;
@@ -75,10 +75,18 @@ class Writer {
     }
     this.buf[this.n++] = v;
   }
-  bytes(b: Buffer): void {
-    this.room(b.length);
-    b.copy(this.buf, this.n);
-    this.n += b.length;
+  /** Bytes [from, to) of `b`. */
+  copyFrom(b: Buffer, from: number, to: number): void {
+    this.room(to - from);
+    b.copy(this.buf, this.n, from, to);
+    this.n += to - from;
+  }
+  /** A value's tokens, length-prefixed (encoded in the scratch writer first, for the length). */
+  value(s: string, sep: string): void {
+    scratch.n = 0;
+    scratch.tokens(s, sep, 0);
+    this.varint(scratch.n);
+    this.copyFrom(scratch.buf, 0, scratch.n);
   }
   /** A token: its code, or its text as a string. */
   token(s: string): void {
@@ -283,9 +291,7 @@ function entryBytes(w: Writer, field: string, value: string, f: BlockFormat): vo
   const fb = fieldKey(field, f.stripFirst);
   w.varint(fb.length);
   w.latin1String(fb);
-  const vb = tokensKey(value, f.valueSep, 0);
-  w.varint(vb.length);
-  w.latin1String(vb);
+  w.value(value, f.valueSep);
 }
 
 /** Compares an encoded field (a latin1 key) with the stored bytes [from, to): byte order, a prefix first. */
@@ -365,6 +371,43 @@ export function blockEntries(name: string, buf: Buffer | null, valueSep: string)
   return out;
 }
 
+const SUMS: number[] = [0, 0, 0];
+
+/**
+ * Writes the stored sums [from, to) plus `add` as a length-prefixed value, encoded as tokens()
+ * encodes their text (integers, a repeat as a reference to its first occurrence); false, writing
+ * nothing, when the stored value is not three such integers or a sum leaves the integer range.
+ */
+function addedSums(w: Writer, buf: Buffer, from: number, to: number, add: readonly number[]): boolean {
+  const r = new Reader(buf, from);
+  let n = 0;
+  while (r.i < to) {
+    if (n === 3) return false;
+    const code = r.varint();
+    const kind = code % 8;
+    const payload = (code - kind) / 8;
+    if (kind === 0) SUMS[n] = payload;
+    else if (kind === 6 && payload < n) SUMS[n] = SUMS[payload];
+    else return false;
+    n++;
+  }
+  if (n !== 3) return false;
+  for (let i = 0; i < 3; i++) {
+    const x = SUMS[i] + add[i];
+    if (!Number.isInteger(x) || x < 0 || x > MAX_INT) return false;
+    SUMS[i] = x;
+  }
+  scratch.n = 0;
+  for (let i = 0; i < 3; i++) {
+    let j = 0;
+    while (j < i && SUMS[j] !== SUMS[i]) j++;
+    scratch.varint(j < i ? j * 8 + 6 : SUMS[i] * 8);
+  }
+  w.varint(scratch.n);
+  w.copyFrom(scratch.buf, 0, scratch.n);
+  return true;
+}
+
 /**
  * Block `name` (stored bytes, or null) with `changes` applied: `next` gives an entry's new value
  * from its stored one (null: none yet). Entries not changed are copied as bytes, new ones inserted
@@ -377,6 +420,11 @@ export function updateBlock<V>(
   changes: ReadonlyMap<string, V>,
   f: BlockFormat,
   next: (was: string | null, change: V) => string,
+  /**
+   * For sums ("cents,prints,contracts", cells.ts addSums): the change as three integers, added to
+   * the stored varints without going through text (same bytes; the text path is the fallback).
+   */
+  sumsOf?: (change: V) => readonly number[],
 ): Buffer {
   const pending: { field: string; key: string }[] = [];
   for (const field of changes.keys()) {
@@ -386,13 +434,7 @@ export function updateBlock<V>(
   pending.sort(byKey);
   const w = new Writer();
   w.varint(f.stripFirst ? STRIPPED : 0);
-  const parts: Buffer[] = [w.done()];
-  w.n = 0;
   let p = 0;
-  const flush = () => {
-    if (w.n) parts.push(w.done());
-    w.n = 0;
-  };
   if (stored !== null) {
     const r = new Reader(stored);
     if (((r.varint() & STRIPPED) !== 0) !== f.stripFirst) throw new Error(`block ${name} is not of the expected format`);
@@ -411,26 +453,22 @@ export function updateBlock<V>(
       let c = 1;
       while (p < pending.length && (c = compareKey(pending[p].key, stored, fFrom, fEnd)) < 0) {
         // A new entry before this one.
-        parts.push(stored.subarray(run, start));
+        w.copyFrom(stored, run, start);
         run = start;
         const { field } = pending[p++];
         entryBytes(w, field, next(null, changes.get(field)!), f);
-        flush();
       }
       if (c !== 0) continue;
       const { field } = pending[p++];
-      const was = vLen ? new Reader(stored, vFrom).joined(end, f.valueSep) : '';
-      parts.push(stored.subarray(run, fEnd));
-      const vb = tokensKey(next(was, changes.get(field)!), f.valueSep, 0);
-      w.varint(vb.length);
-      w.latin1String(vb);
-      flush();
+      w.copyFrom(stored, run, fEnd);
       run = end;
+      if (sumsOf && addedSums(w, stored, vFrom, end, sumsOf(changes.get(field)!))) continue;
+      const was = vLen ? new Reader(stored, vFrom).joined(end, f.valueSep) : '';
+      w.value(next(was, changes.get(field)!), f.valueSep);
     }
-    parts.push(stored.subarray(run));
+    w.copyFrom(stored, run, stored.length);
   }
   // New entries after every stored one.
   for (; p < pending.length; p++) entryBytes(w, pending[p].field, next(null, changes.get(pending[p].field)!), f);
-  flush();
-  return Buffer.concat(parts);
+  return w.done();
 }
