@@ -66,8 +66,8 @@ class Pending<V> {
 
 /** Logical field -> pending change, per packed hash key and block (keys.ts PACKING). */
 class PendingBlocks<V> {
-  /** By key and block joined with a newline (in neither). */
-  readonly byBlock = new Map<string, { key: string; block: string; packing: Packing; fields: Map<string, V> }>();
+  /** By key, then block. */
+  readonly byKey = new Map<string, { packing: Packing; blocks: Map<string, Map<string, V>> }>();
   constructor(
     readonly combine: (a: V, b: V) => V,
     /** The stored value (or null) with a change applied, as the logical entry's string. */
@@ -76,11 +76,12 @@ class PendingBlocks<V> {
     readonly sumsOf?: (change: V) => readonly number[],
   ) {}
   merge(key: string, packing: Packing, block: string, field: string, v: V): void {
-    const id = `${key}\n${block}`;
-    let b = this.byBlock.get(id);
-    if (!b) this.byBlock.set(id, (b = { key, block, packing, fields: new Map() }));
-    const was = b.fields.get(field);
-    b.fields.set(field, was === undefined ? v : this.combine(was, v));
+    let k = this.byKey.get(key);
+    if (!k) this.byKey.set(key, (k = { packing, blocks: new Map() }));
+    let fields = k.blocks.get(block);
+    if (!fields) k.blocks.set(block, (fields = new Map()));
+    const was = fields.get(field);
+    fields.set(field, was === undefined ? v : this.combine(was, v));
   }
   /** A cell field, in the block its family's packing names. */
   add(key: string, packing: Packing, field: string, v: V): void {
@@ -163,17 +164,15 @@ export const flowAggregatesProjection: Projection = {
 
     // One round trip reads every touched block and plain field.
     const pipe = redis.pipeline();
-    // Per packed key, its touched blocks (from every pending set).
-    const packed = new Map<string, { pending: PendingBlocks<unknown>; block: string }[]>();
+    // Every packed key is of one pending set (their families' keys differ).
+    const packedReads: [PendingBlocks<unknown>, string, string[]][] = [];
     for (const pending of [sums, lastBlocks, bars, osis] as PendingBlocks<unknown>[]) {
-      for (const { key, block } of pending.byBlock.values()) {
-        let list = packed.get(key);
-        if (!list) packed.set(key, (list = []));
-        list.push({ pending, block });
+      for (const [key, { blocks }] of pending.byKey) {
+        const names = [...blocks.keys()];
+        pipe.hmgetBuffer(key, ...names);
+        packedReads.push([pending, key, names]);
       }
     }
-    const packedReads = [...packed];
-    for (const [key, blocks] of packedReads) pipe.hmgetBuffer(key, ...blocks.map((b) => b.block));
     const plainReads: [Pending<unknown>, string][] = [];
     for (const pending of [lasts, atms] as Pending<unknown>[]) {
       for (const [key, fields] of pending.byKey) {
@@ -183,14 +182,12 @@ export const flowAggregatesProjection: Projection = {
     }
     const res = (await pipe.exec())!;
     const ops: RedisOp[] = [];
-    packedReads.forEach(([key, blocks], i) => {
+    packedReads.forEach(([pending, key, names], i) => {
       const [err, stored] = res[i] as [Error | null, (Buffer | null)[]];
       if (err) throw err;
+      const { packing, blocks } = pending.byKey.get(key)!;
       const op: RedisOp = ['HSET', key];
-      blocks.forEach(({ pending, block }, j) => {
-        const { packing, fields } = pending.byBlock.get(`${key}\n${block}`)!;
-        op.push(block, updateBlock(block, stored[j], fields, packing, pending.next, pending.sumsOf));
-      });
+      names.forEach((name, j) => op.push(name, updateBlock(name, stored[j], blocks.get(name)!, packing, pending.next, pending.sumsOf)));
       ops.push(op);
     });
     plainReads.forEach(([pending, key], i) => {
