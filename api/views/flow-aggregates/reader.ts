@@ -15,6 +15,12 @@ import {
   FLOW_AGGREGATES_VIEW,
   FlowAggregateKeys,
   MINUTE_MS,
+  OSI_PACKING,
+  PACKING,
+  osiBlock,
+  osiField,
+  unpackBlock,
+  unpackBlockWhere,
   barOfPrint,
   cellOfPrint,
   contractId,
@@ -126,6 +132,8 @@ interface Level {
   perTicker: boolean;
   minutes: boolean;
   key(k: FlowAggregateKeys, d: string, ticker: string, byMinute: boolean): string;
+  /** The value separator of the level's packed blocks (keys.ts PACKING). */
+  valueSep: string;
   parse(ticker: string, field: string, value: string, byMinute: boolean): FlowCell;
 }
 
@@ -140,6 +148,7 @@ const LEVELS: readonly Level[] = [
     perTicker: false,
     minutes: true,
     key: (k, d, _t, m) => (m ? k.marketNetMinuteCells(d) : k.marketNetSessionCells(d)),
+    valueSep: ',',
     parse: parseCell,
   },
   {
@@ -148,6 +157,7 @@ const LEVELS: readonly Level[] = [
     perTicker: false,
     minutes: false,
     key: (k, d) => k.premiumNetSessionCells(d),
+    valueSep: ',',
     parse: (_t, f, v) => parsePremiumNetCell(f, v, false),
   },
   {
@@ -156,6 +166,7 @@ const LEVELS: readonly Level[] = [
     perTicker: false,
     minutes: false,
     key: (k, d) => k.marketExchangeCells(d),
+    valueSep: ',',
     parse: (_t, f, v) => parseExchangeCell(f, v),
   },
   {
@@ -164,6 +175,7 @@ const LEVELS: readonly Level[] = [
     perTicker: true,
     minutes: true,
     key: (k, d, t, m) => (m ? k.tickerNetMinuteCells(d, t) : k.tickerNetSessionCells(d, t)),
+    valueSep: ',',
     parse: parseTickerNetCell,
   },
   {
@@ -172,6 +184,7 @@ const LEVELS: readonly Level[] = [
     perTicker: false,
     minutes: true,
     key: (k, d, _t, m) => (m ? k.marketMinuteCells(d) : k.marketSessionCells(d)),
+    valueSep: ',',
     parse: parseCell,
   },
   {
@@ -180,6 +193,7 @@ const LEVELS: readonly Level[] = [
     perTicker: true,
     minutes: true,
     key: (k, d, t, m) => (m ? k.coarseMinuteCells(d, t) : k.coarseSessionCells(d, t)),
+    valueSep: ',',
     parse: parseCell,
   },
   {
@@ -188,6 +202,7 @@ const LEVELS: readonly Level[] = [
     perTicker: true,
     minutes: true,
     key: (k, d, t, m) => (m ? k.minuteCells(d, t) : k.sessionCells(d, t)),
+    valueSep: ',',
     parse: parseCell,
   },
 ];
@@ -231,17 +246,19 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
     ? await tickerTargets(redis, prefix, version, q)
     : partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]));
   const pipe = redis.pipeline();
-  for (const [k, d, t] of targets) pipe.hgetall(level.key(k, d, t, minuteSessions.has(d)));
+  for (const [k, d, t] of targets) pipe.hgetallBuffer(level.key(k, d, t, minuteSessions.has(d)));
   const res = (await pipe.exec())!;
   targets.forEach(([, d, t], i) => {
-    const [err, hash] = res[i] as [Error | null, Record<string, string>];
+    const [err, hash] = res[i] as [Error | null, Record<string, Buffer>];
     if (err) throw err;
     const byMinute = minuteSessions.has(d);
-    for (const field in hash) {
-      const c = level.parse(t, field, hash[field], byMinute);
-      if (c.minute !== null && !inWindow(q.window, c.minute)) continue;
-      if (!byMinute) c.sessionDate = d;
-      if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
+    for (const block in hash) {
+      unpackBlock(block, hash[block], level.valueSep, (field, value) => {
+        const c = level.parse(t, field, value, byMinute);
+        if (c.minute !== null && !inWindow(q.window, c.minute)) return;
+        if (!byMinute) c.sessionDate = d;
+        if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
+      });
     }
   });
   return out;
@@ -287,7 +304,7 @@ export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery,
   const pipe = redis.pipeline();
   for (const d of q.sessions) {
     if (whole(d)) pipe.hget(k.sessionLastPrices(d), ticker);
-    else pipe.hgetall(k.underlying(d, ticker));
+    else pipe.hgetallBuffer(k.underlying(d, ticker));
   }
   const res = (await pipe.exec())!;
   q.sessions.forEach((d, i) => {
@@ -300,9 +317,11 @@ export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery,
       }
       return;
     }
-    for (const [m, v] of Object.entries(got as Record<string, string>)) {
-      const ms = Number(m) * MINUTE_MS;
-      if (inWindow(q.window, ms)) out.set(ms, decodeLast(v));
+    for (const [name, block] of Object.entries(got as Record<string, Buffer>)) {
+      unpackBlock(name, block, PACKING.lastPrices.valueSep, (m, v) => {
+        const ms = Number(m) * MINUTE_MS;
+        if (inWindow(q.window, ms)) out.set(ms, decodeLast(v));
+      });
     }
   });
   return out;
@@ -335,31 +354,43 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
     for (const p of partitions()) {
       const k = keysOf(prefix, version, p);
       for (const d of q.sessions) {
-        pipe.hget(k.osis(d), ref.osi);
+        pipe.hgetBuffer(k.osis(d), osiBlock(ref.osi));
         asked.push([k, d]);
       }
     }
     const res = (await pipe.exec())!;
+    const field = osiField(ref.osi);
     asked.forEach(([k, d], i) => {
-      const [err, contract] = res[i] as [Error | null, string | null];
+      const [err, block] = res[i] as [Error | null, Buffer | null];
       if (err) throw err;
-      if (contract !== null) found.push([k, d, contract]);
+      if (block === null) return;
+      unpackBlockWhere('', block, OSI_PACKING.valueSep, field, (f, contract) => {
+        if (f === field) found.push([k, d, contract]);
+      });
     });
   } else {
     const k = keysOf(prefix, version, partitionOf(ref.ticker, MARKET_PARTITIONS));
     const contract = contractId(ref.ticker, ref.expirationDate, ref.contractType, ref.strikePrice);
     for (const d of q.sessions) found.push([k, d, contract]);
   }
+  // A contract's bars are in its underlying's hash, in the block of its expiration, under fields
+  // starting with its type and strike (keys.ts PACKING.bars).
   const pipe = redis.pipeline();
-  for (const [k, d, contract] of found) pipe.hgetall(k.contract(d, contract));
-  const out: [number, Bar][] = [];
-  for (const [err, hash] of (await pipe.exec())!) {
-    if (err) throw err;
-    for (const [m, v] of Object.entries(hash as Record<string, string>)) {
-      const ms = Number(m) * MINUTE_MS;
-      if (inWindow(q.window, ms)) out.push([ms, decodeBar(v)]);
-    }
+  const prefixes: string[] = [];
+  for (const [k, d, contract] of found) {
+    const [ticker, expiration, cp, strike] = contract.split('|');
+    pipe.hgetBuffer(k.bars(d, ticker), expiration);
+    prefixes.push(`${cp}|${strike}`);
   }
+  const out: [number, Bar][] = [];
+  (await pipe.exec())!.forEach(([err, block], i) => {
+    if (err) throw err;
+    if (block === null) return;
+    unpackBlockWhere('', block as Buffer, PACKING.bars.valueSep, prefixes[i], (field, v) => {
+      const ms = Number(field.slice(field.lastIndexOf('|') + 1)) * MINUTE_MS;
+      if (inWindow(q.window, ms)) out.push([ms, decodeBar(v)]);
+    });
+  });
   return out;
 }
 

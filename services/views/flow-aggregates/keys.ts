@@ -1,4 +1,5 @@
 import type { PartitionKeys } from '../keys';
+import type { BlockFormat } from './packed';
 
 /**
  * The flow-aggregates view (projections/flow-aggregates), shared by the projector and the API.
@@ -7,26 +8,35 @@ import type { PartitionKeys } from '../keys';
  *   s                  zset (lex) session dates with prints in this partition (the table views' name,
  *                      so api/tables/view-state.ts viewSegments lists them)
  *   <D>:tk             zset (lex) underlyings with prints in session D
- *   <D>:cs:<TICKER>    hash  whole-session cells: dims -> "cents,prints,contracts" (cells.ts)
- *   <D>:cm:<TICKER>    hash  1-minute cells: minute|dims -> "cents,prints,contracts"
- *   <D>:ks:<TICKER>    hash  coarse whole-session cells (no expiration, no strike; cells.ts)
- *   <D>:km:<TICKER>    hash  coarse 1-minute cells
- *   <D>:ms, <D>:mm     hash  coarse whole-session and 1-minute cells of every underlying of the
- *                            partition together (whole-market answers that need no ticker)
- *   <D>:ns, <D>:nm     hash  net whole-session and 1-minute cells of the partition: contract type and
- *                            side only (whole-market answers that fold and filter by nothing else)
- *   <D>:ps             hash  premium-tier net whole-session cells of the partition: contract type, side
- *                            and premium tier (cells.ts premiumTier)
- *   <D>:xs             hash  exchange whole-session cells of the partition: contract type, side, exchange
- *                            and flags (market-share over the whole market)
- *   <D>:ts:<TICKER>    hash  ticker-net whole-session cells: contract type, side and what is constant per
- *                            underlying (sector, industry, flags)
- *   <D>:tm:<TICKER>    hash  ticker-net 1-minute cells
+ *
+ * The cell, last-price and bar hashes below hold packed blocks (packed.ts): each Redis field is a
+ * block of logical entries (the field -> value strings of cells.ts), chosen by PACKING.
+ *
+ *   <D>:cs:<TICKER>    whole-session cells: dims -> "cents,prints,contracts" (cells.ts); a block per expiration
+ *   <D>:cm:<TICKER>    1-minute cells: minute|dims -> "cents,prints,contracts"; a block per minute
+ *   <D>:ks:<TICKER>    coarse whole-session cells (no expiration, no strike; cells.ts); one block
+ *   <D>:km:<TICKER>    coarse 1-minute cells; a block per minute
+ *   <D>:ms, <D>:mm     coarse whole-session and 1-minute cells of every underlying of the partition
+ *                      together (whole-market answers that need no ticker); a block per exchange, per minute
+ *   <D>:ns, <D>:nm     net whole-session and 1-minute cells of the partition: contract type and side
+ *                      only (whole-market answers that fold and filter by nothing else); one block, per minute
+ *   <D>:ps             premium-tier net whole-session cells of the partition: contract type, side and
+ *                      premium tier (cells.ts premiumTier); one block
+ *   <D>:xs             exchange whole-session cells of the partition: contract type, side, exchange and
+ *                      flags (market-share over the whole market); one block
+ *   <D>:ts:<TICKER>    ticker-net whole-session cells: contract type, side and what is constant per
+ *                      underlying (sector, industry, flags); one block
+ *   <D>:tm:<TICKER>    ticker-net 1-minute cells; a block per minute
+ *   <D>:u:<TICKER>     epoch minute -> the last print's underlying price "time|rowKey|price"; a block per 30 minutes
+ *   <D>:o:<TICKER>     the underlying's contracts' bars: a block per expiration of
+ *                      "C or P|strike|epoch minute" -> bar (cells.ts encodeBar)
+ *
+ *   <D>:osi            OSI symbol -> CONTRACT, ticker|expiration|C or P|strike (finds a contract named
+ *                      by osi); a block per OSI root and expiration (osiBlock)
+ *
+ * Plain hashes and sets:
+ *
  *   <D>:ul             hash  underlying -> its session's last print's underlying price "time|rowKey|price"
- *   <D>:u:<TICKER>     hash  epoch minute -> the last print's underlying price "time|rowKey|price"
- *   <D>:o:<CONTRACT>   hash  epoch minute -> the contract's bar (cells.ts encodeBar); CONTRACT is
- *                            ticker|expiration|C or P|strike
- *   <D>:osi            hash  OSI symbol -> CONTRACT (finds a contract named by osi)
  *   <D>:ae:<TICKER>    zset (lex) expirations of the underlying with a print carrying an implied
  *                            volatility in session D (volatility-drift's default expiration)
  *   <D>:av:<TICKER>:<EXP>  hash  epoch minute -> the minute's print of that expiration nearest the money
@@ -86,8 +96,9 @@ export class FlowAggregateKeys {
   underlying(d: string, ticker: string): string {
     return this.p.key(d, 'u', ticker);
   }
-  contract(d: string, contract: string): string {
-    return this.p.key(d, 'o', contract);
+  /** The 1-minute bars of every contract of the underlying: a block per expiration (PACKING.bars). */
+  bars(d: string, ticker: string): string {
+    return this.p.key(d, 'o', ticker);
   }
   osis(d: string): string {
     return this.p.key(d, 'osi');
@@ -99,3 +110,61 @@ export class FlowAggregateKeys {
     return this.p.key(d, 'av', ticker, expiration);
   }
 }
+
+/** How a packed family splits its logical entries into blocks (packed.ts BlockFormat: value separator, stripped names). */
+export interface Packing extends BlockFormat {
+  /** The block (Redis hash field) holding a logical field. */
+  blockOf(field: string): string;
+}
+
+const firstToken = (f: string): string => {
+  const i = f.indexOf('|');
+  return i < 0 ? f : f.slice(0, i);
+};
+/** The n-th '|'-separated token of f ('' past the end), without splitting the whole field. */
+function nthToken(f: string, n: number): string {
+  let from = 0;
+  for (let i = 0; i < n; i++) {
+    const at = f.indexOf('|', from);
+    if (at < 0) return '';
+    from = at + 1;
+  }
+  const to = f.indexOf('|', from);
+  return to < 0 ? f.slice(from) : f.slice(from, to);
+}
+
+/**
+ * The blocks of each packed family. A chunk rewrites the blocks it touches (packed.ts updateBlock
+ * copies their unchanged entries as bytes), so a block is bounded by what one underlying (or
+ * partition) trades in a minute, or in one expiration or exchange for the whole-session families
+ * whose cells grow all session; the small whole-session families are one block.
+ */
+export const PACKING = {
+  /** Cells whose field starts with the epoch minute: a block per minute, named by it. */
+  minute: { valueSep: ',', stripFirst: true, blockOf: firstToken },
+  /** Contract whole-session cells, by expiration (the third token: C|side|expiration|...). */
+  expiration: { valueSep: ',', stripFirst: false, blockOf: (f: string) => nthToken(f, 2) },
+  /** Coarse whole-session cells of the partition, by exchange (C|side|*|*|money|exchange|...). */
+  exchange: { valueSep: ',', stripFirst: false, blockOf: (f: string) => nthToken(f, 5) },
+  /** Small whole-session families: one block. */
+  whole: { valueSep: ',', stripFirst: false, blockOf: (_f: string) => '0' },
+  /** Last prices by epoch minute, a block per 30 minutes. */
+  lastPrices: { valueSep: '|', stripFirst: false, blockOf: (f: string) => String(Math.floor(Number(f) / 30)) },
+  /**
+   * Bars of an underlying's contracts, a block per expiration: `C or P|strike|epoch minute` -> bar
+   * (barField; the writer names the block).
+   */
+  bars: { valueSep: '|', stripFirst: false, blockOf: (f: string): string => f },
+} satisfies Record<string, Packing>;
+
+/**
+ * The OSI index's block and field of an OSI symbol: the root and expiration (all but the last nine
+ * characters) name the block, the type and strike (the last nine) the field; value: CONTRACT.
+ */
+export const osiBlock = (osi: string): string => osi.slice(0, Math.max(0, osi.length - 9));
+export const osiField = (osi: string): string => osi.slice(Math.max(0, osi.length - 9));
+export const OSI_PACKING: Packing = { valueSep: '|', stripFirst: false, blockOf: osiBlock };
+
+/** A bar's field within its underlying's and expiration's block. */
+export const barField = (contractType: 'CALL' | 'PUT', strikePrice: number, minute: string): string =>
+  `${contractType === 'CALL' ? 'C' : 'P'}|${strikePrice}|${minute}`;
