@@ -4,6 +4,7 @@ import { ENDPOINTS } from '../api/endpoints';
 import { V1 } from '../api/request/endpoint';
 import { loadConfig } from '../services/config';
 import { defaultDataDir } from '../services/stack/paths';
+import { previousTradingDay, sessionDateOf } from '../services/domain/calendar';
 
 /**
  * `npm run smoke` — one request per endpoint against the running `npm start` (its port and the
@@ -11,11 +12,15 @@ import { defaultDataDir } from '../services/stack/paths';
  * data (the latest session, a ticker with prints, one of its expirations and contracts). Prints
  * the status and whether the answer holds data; exits non-zero when an endpoint answers without.
  * `--wait S` retries for up to S seconds (after a start, until the views hold data).
+ * `--sessions-back N` asks every endpoint that takes a `sessionDate` about the session N trading
+ * sessions before the latest with prints instead (a warm session of the tapes when N >= 3).
  */
 
 const TICKER = process.env.SMOKE_TICKER ?? 'SPY';
 const waitAt = process.argv.indexOf('--wait');
 const waitS = waitAt >= 0 ? Number(process.argv[waitAt + 1] ?? 0) : 0;
+const backAt = process.argv.indexOf('--sessions-back');
+const sessionsBack = backAt >= 0 ? Number(process.argv[backAt + 1] ?? 0) : 0;
 
 const dataDir = process.env.MDQ_DATA_DIR || defaultDataDir();
 const base = `http://127.0.0.1:${loadConfig().port}${V1}`;
@@ -48,26 +53,35 @@ const hasData = (json: Json): boolean => {
 };
 
 /** What the running data offers: an expiration and a contract of TICKER with prints. */
-async function landmarks(): Promise<{ expiration: string; osi: string; contract: Record<string, unknown> } | null> {
-  const tape = await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1 });
+async function landmarks(): Promise<{ expiration: string; osi: string; contract: Record<string, unknown>; sessionDate?: string } | null> {
+  let sessionDate: string | undefined;
+  if (sessionsBack > 0) {
+    const time = (await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1 })).json?.data?.[0]?.tradeTime;
+    if (typeof time !== 'number') return null;
+    sessionDate = sessionDateOf(time);
+    for (let i = 0; i < sessionsBack; i++) sessionDate = previousTradingDay(sessionDate!);
+  }
+  const tape = await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1, ...(sessionDate ? { sessionDate } : {}) });
   const row = tape.json?.data?.[0];
   if (!row) return null;
   // An expiration with open interest (max-pain needs one), else the print's.
-  const oi = await post('/options/tool/open-interest-by-expiration', { filter: { ticker: TICKER } });
+  const oi = await post('/options/tool/open-interest-by-expiration', { filter: { ticker: TICKER }, ...(sessionDate ? { sessionDate } : {}) });
   const withOi = Object.entries((oi.json?.data ?? {}) as Record<string, { callOpenInterest: number; putOpenInterest: number }>).find(
     ([, t]) => t.callOpenInterest + t.putOpenInterest > 0,
   );
   return {
+    sessionDate,
     expiration: withOi?.[0] ?? row.expirationDate,
     osi: row.osi,
     contract: { ticker: TICKER, expirationDate: row.expirationDate, strikePrice: row.strikePrice, contractType: row.contractType },
   };
 }
 
-/** An example moved onto the running data: default time selection, TICKER, the landmarks. */
-function adapt(request: Record<string, unknown>, l: NonNullable<Awaited<ReturnType<typeof landmarks>>>): Record<string, unknown> {
+/** An example moved onto the running data: default time selection (or --sessions-back), TICKER, the landmarks. */
+function adapt(request: Record<string, unknown>, l: NonNullable<Awaited<ReturnType<typeof landmarks>>>, takesSession: boolean): Record<string, unknown> {
   const { sessionDate: _s, snapshotTime: _t, timeRange: _r, ...rest } = request;
   const out: Record<string, unknown> = { ...rest };
+  if (l.sessionDate && takesSession) out.sessionDate = l.sessionDate;
   if (out.sessionDateRange) out.sessionDateRange = { startDate: new Date(Date.now() - 45 * 86_400_000).toISOString().slice(0, 10) };
   const filter = { ...((out.filter as Record<string, unknown>) ?? {}) };
   if (filter.osi) filter.osi = l.osi;
@@ -92,18 +106,22 @@ async function main(): Promise<void> {
       // Each round asks again only the endpoints that have not answered with data yet.
       for (const def of ENDPOINTS) {
         if (results.get(def.path)?.data) continue;
-        const res = await post(def.path, adapt(Object.values(def.examples)[0]!.request, l));
+        const takesSession = 'sessionDate' in ((def.requestSchema as { properties?: object }).properties ?? {});
+        if (l.sessionDate && !takesSession) continue;
+        const res = await post(def.path, adapt(Object.values(def.examples)[0]!.request, l, takesSession));
         results.set(def.path, { status: res.status, data: res.status === 200 && hasData(res.json), detail: res.status === 200 ? undefined : res.json?.detail });
       }
     }
-    const missing = ENDPOINTS.filter((d) => !results.get(d.path)?.data);
+    const asked = ENDPOINTS.filter((d) => !l?.sessionDate || 'sessionDate' in ((d.requestSchema as { properties?: object }).properties ?? {}));
+    const missing = asked.filter((d) => !results.get(d.path)?.data);
     if (!missing.length || Date.now() >= deadline) {
       if (!l) console.log(`no print of ${TICKER} yet`);
-      for (const d of ENDPOINTS) {
+      if (l?.sessionDate) console.log(`session ${l.sessionDate}, ${sessionsBack} sessions back: the ${asked.length} endpoints that take a sessionDate`);
+      for (const d of asked) {
         const r = results.get(d.path);
         console.log(`${r?.data ? 'data ' : 'EMPTY'} ${r?.status ?? '-'} ${d.path}${r?.detail ? `  (${r.detail})` : ''}`);
       }
-      console.log(`${ENDPOINTS.length - missing.length} of ${ENDPOINTS.length} endpoints answered with data`);
+      console.log(`${asked.length - missing.length} of ${asked.length} endpoints answered with data`);
       process.exit(missing.length ? 1 : 0);
     }
     await new Promise((r) => setTimeout(r, 5_000));
