@@ -4,6 +4,7 @@ import { compareKeys, encodeSortKey, indexMember, parseIndexMember } from '../..
 import { TableKeys, type TableLayout } from '../../services/views/table';
 import { WarmKeys, warmField } from '../../services/views/warm-tier';
 import type { TimeWindow } from '../request/time';
+import { FirstRows } from './first-rows';
 import { scanWarm, withWarmRows } from './warm-reader';
 import { LexMerge, emptyLexRange, tighterMax, tighterMin, type LexHit, type LexSource } from './lex-merge';
 
@@ -386,26 +387,16 @@ async function pageFromCandidates<Row>(
 ): Promise<Row[]> {
   const sign = sort.descending ? -1 : 1;
   const rowKeyOf = pl.q.layout.rowKeyOf;
-  // The first `want` rows after the cursor, kept in order (binary insertion, bounded size).
-  const best: { sk: string; rk: string; row: Row }[] = [];
-  const cmp = (a: { sk: string; rk: string }, sk: string, rk: string) => sign * compareKeys(a.sk, a.rk, sk, rk);
+  // The first `want` rows after the cursor, kept in order.
+  const best = new FirstRows<{ sk: string; rk: string; row: Row }>(want, sort.descending);
   await pl.scan(f, (row) => {
     if (!pl.matches(row)) return;
     const sk = encodeSortKey(sort.value(row));
     const rk = rowKeyOf(row);
     if (after && sign * compareKeys(sk, rk, after.sortKey, after.rowKey) <= 0) return;
-    if (best.length === want && cmp(best[want - 1], sk, rk) < 0) return;
-    let lo = 0;
-    let hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(best[mid], sk, rk) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    best.splice(lo, 0, { sk, rk, row });
-    if (best.length > want) best.pop();
+    best.offer({ sk, rk, row });
   });
-  return best.map((b) => b.row);
+  return best.items.map((b) => b.row);
 }
 
 /** Visits every row matching the query, read from its smallest family (counted first). */

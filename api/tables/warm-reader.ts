@@ -6,6 +6,7 @@ import type { PartitionKeys } from '../../services/views/keys';
 import type { TableLayout } from '../../services/views/table';
 import { WARM_BLOCK_ROWS, WarmKeys, blocksHolding, decodeMeta, unpackBlock, unpackCompanion, type BlockMeta } from '../../services/views/warm-tier';
 import type { TablePlan, TableSortSpec } from './engine';
+import { FirstRows } from './first-rows';
 
 /**
  * The table engine's read of the warm tier (services/views/warm-tier.ts): the blocks of the
@@ -114,20 +115,8 @@ export async function withWarmRows<Row>(
 ): Promise<Row[]> {
   const sign = sort.descending ? -1 : 1;
   const rowKeyOf = pl.q.layout.rowKeyOf;
-  const cmp = (a: { sk: string; rk: string }, b: { sk: string; rk: string }) => sign * compareKeys(a.sk, a.rk, b.sk, b.rk);
-  const best: Keyed<Row>[] = hot.map((row) => ({ row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: -1, seg: '' }));
-  const insert = (e: Keyed<Row>) => {
-    if (best.length === want && cmp(best[want - 1], e) < 0) return;
-    let lo = 0;
-    let hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cmp(best[mid], e) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    best.splice(lo, 0, e);
-    if (best.length > want) best.pop();
-  };
+  const best = new FirstRows<Keyed<Row>>(want, sort.descending);
+  for (const row of hot) best.offer({ row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: -1, seg: '' });
 
   // The blocks in the order of their bound on the sort field, when the field has one.
   const at = sort.suffix === null ? -1 : pl.q.layout.sorts.findIndex((s) => s.suffix === sort.suffix);
@@ -149,15 +138,16 @@ export async function withWarmRows<Row>(
     const round = blocks.slice(i, i + take);
     // Sorted by bound: once the page is full and this round's first block starts after its last
     // row, no later block can contribute.
-    if (ordered && best.length === want && sign * (bound(round[0])! < best[want - 1].sk ? -1 : bound(round[0])! > best[want - 1].sk ? 1 : 0) > 0) break;
+    const worst = best.worst;
+    if (ordered && worst && sign * (bound(round[0])! < worst.sk ? -1 : bound(round[0])! > worst.sk ? 1 : 0) > 0) break;
     await readBlocks(pl, round, (row, b) => {
       const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
       if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) return;
-      insert(e);
+      best.offer(e);
     });
   }
-  await attachCompanions(pl, best);
-  return best.map((e) => e.row);
+  await attachCompanions(pl, best.items);
+  return best.items.map((e) => e.row);
 }
 
 /** Whether a block's far end (its last row in sort order) is at or after the cursor: otherwise every row of it was served. */
