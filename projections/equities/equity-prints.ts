@@ -3,11 +3,10 @@ import { HISTORY_SAMPLE_CONDITION } from '../../services/domain/equity-prints';
 import type { PartitionKeys } from '../../services/views/keys';
 import { EQUITY_PRINTS_FORMAT, EQUITY_PRINTS_LAYOUT, EQUITY_PRINTS_VIEW, notionalOf, type EquityPrintRow } from '../../services/views/equities/equity-prints';
 import { TableKeys, rowWrites } from '../../services/views/table';
-import { tradeSideOf } from '../enrich/enrich-print';
+import { sessionDateAt, tradeSideOf } from '../enrich/enrich-print';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
 import { withWarmTier } from '../runtime/warm-tier';
-import { sessionDateOf } from '../../services/domain/calendar';
 
 /** The fields of a market.equity-prints event this view reads. */
 export interface EquityPrintEvent {
@@ -75,7 +74,7 @@ export const equityPrintsProjection: Projection = withWarmTier(hotEquityPrintsPr
   rowsTopic: topicFor('equity-print')!.name,
   sessionOf: (e) => {
     const v = e.value as unknown as EquityPrintEvent;
-    return isSampledPrint(v) ? null : sessionDateOf(Number(v.time));
+    return isSampledPrint(v) ? null : sessionDateAt(Number(v.time));
   },
 });
 
