@@ -128,7 +128,7 @@ export async function withWarmRows<Row>(
   const ordered = at >= 0 && blocks.every((b) => bound(b) !== null);
   if (ordered) {
     if (after) blocks = blocks.filter((b) => farEnd(b, sort, at, after));
-    blocks.sort((a, b) => sign * (bound(a)! < bound(b)! ? -1 : bound(a)! > bound(b)! ? 1 : 0));
+    blocks.sort((a, b) => sign * order(bound(a)!, bound(b)!));
   }
   // Rounds grow from the blocks a page needs at best (one more than its rows fill) to
   // BLOCKS_PER_ROUND, so a page of a ticker's newest rows decodes a block or two.
@@ -139,7 +139,7 @@ export async function withWarmRows<Row>(
     // Sorted by bound: once the page is full and this round's first block starts after its last
     // row, no later block can contribute.
     const worst = best.worst;
-    if (ordered && worst && sign * (bound(round[0])! < worst.sk ? -1 : bound(round[0])! > worst.sk ? 1 : 0) > 0) break;
+    if (ordered && worst && sign * order(bound(round[0])!, worst.sk) > 0) break;
     await readBlocks(pl, round, (row, b) => {
       const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
       if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) return;
@@ -148,6 +148,11 @@ export async function withWarmRows<Row>(
   }
   await attachCompanions(pl, best.items);
   return best.items.map((e) => e.row);
+}
+
+/** The order of two sort keys: negative, zero or positive. */
+function order(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Whether a block's far end (its last row in sort order) is at or after the cursor: otherwise every row of it was served. */

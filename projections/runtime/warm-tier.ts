@@ -118,14 +118,7 @@ async function tierState(redis: Redis, k: TableKeys, w: WarmKeys, keys: Partitio
 
 /** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */
 async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys, d: string): Promise<Row[]> {
-  const rows: Row[] = [];
-  let cursor = '0';
-  do {
-    const [next, flat] = await redis.hscanBuffer(k.rows(d), cursor, 'COUNT', HSCAN_COUNT);
-    cursor = next.toString();
-    for (let i = 0; i < flat.length; i += 2) rows.push(layout.decode(flat[i + 1], flat[i].toString(), d));
-  } while (cursor !== '0');
-  return rows;
+  return [...(await hashEntries(redis, k.rows(d)))].map(([rowKey, stored]) => layout.decode(stored, rowKey, d));
 }
 
 /** The writes that replace a hot session of one partition by its blocks. */

@@ -76,10 +76,10 @@ const eqRows: EquityPrintRow[] = eqEvents.map((e) => equityPrintRow(e as never))
 let redis: Redis;
 
 /** Projects with the warm tier's options set through the environment, as a deployment would. */
-async function withTierEnv<T>(hot: number, run: () => Promise<T>): Promise<T> {
+async function withTierEnv<T>(hot: number, run: () => Promise<T>, quiet = 0): Promise<T> {
   const saved = [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES];
   process.env.MDQ_HOT_SESSIONS = String(hot);
-  process.env.MDQ_WARM_QUIET_MESSAGES = '0';
+  process.env.MDQ_WARM_QUIET_MESSAGES = String(quiet);
   try {
     return await run();
   } finally {
@@ -390,14 +390,7 @@ describe('the tiers a replay ends with', () => {
     const snapshots = [];
     for (const [i, chunk] of [40, 97, 1].entries()) {
       const prefix = `${config.keyPrefix}:chunks${i}`;
-      process.env.MDQ_HOT_SESSIONS = '1';
-      process.env.MDQ_WARM_QUIET_MESSAGES = '100';
-      try {
-        await projectDirect(redis, prefix, 1, equityPrintsProjection, [{ spec: EQ_SPEC, events: eqEvents }], 'in-turn', chunk);
-      } finally {
-        delete process.env.MDQ_HOT_SESSIONS;
-        delete process.env.MDQ_WARM_QUIET_MESSAGES;
-      }
+      await withTierEnv(1, () => projectDirect(redis, prefix, 1, equityPrintsProjection, [{ spec: EQ_SPEC, events: eqEvents }], 'in-turn', chunk), 100);
       snapshots.push(await snapshotView(redis, prefix, EQUITY_PRINTS_VIEW, 1));
     }
     // Older sessions moved during the replay (the quiet rule), not all left hot.
