@@ -128,9 +128,9 @@ const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], bod
   ['net-flow', { ...OLD, aggregationPeriod: '1m', dataMode: 'NET_PREMIUM' }, oracle.netFlow],
   ['net-flow', { ...ALL, aggregationPeriod: '1d', dataMode: 'NET_VOLUME' }, oracle.netFlow],
   ['net-flow', { ...OLD, aggregationPeriod: '5m', dataMode: 'NET_PREMIUM', filter: { tickers: [TICKERS[0]] } }, oracle.netFlow],
-  ['net-flow', { ...CUT, aggregationPeriod: '15m', dataMode: 'NET_VOLUME', filter: { ticker: TICKERS[1], contractTypes: ['CALL'] } }, oracle.netFlow],
-  ['net-drift', { ...OLD, aggregationPeriod: '1m', filter: { ticker: TICKERS[0] } }, oracle.netDrift],
-  ['net-drift', { ...ALL, aggregationPeriod: '1h', filter: { ticker: TICKERS[2] } }, oracle.netDrift],
+  ['net-flow', { ...CUT, aggregationPeriod: '15m', dataMode: 'NET_VOLUME', filter: { tickers: [TICKERS[1]], tradeSideCodes: ['ASK', 'BID'] } }, oracle.netFlow],
+  ['net-drift', { ...OLD, aggregationPeriod: '1m', filter: { tickers: [TICKERS[0]] } }, oracle.netDrift],
+  ['net-drift', { ...ALL, aggregationPeriod: '1h', filter: { tickers: [TICKERS[2]] } }, oracle.netDrift],
   ['gainers-losers', OLD, oracle.gainersLosers],
   ['gainers-losers', ALL, oracle.gainersLosers],
   ['market-share', OLD, oracle.marketShare],
@@ -138,7 +138,7 @@ const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], bod
   ['contract-statistics', { ...OLD, filter: { expirationDates: [withIv.expirationDate] } }, oracle.contractStatistics],
   ['contract-statistics', { ...CUT, filter: { moneyTypes: ['OTM'] } }, oracle.contractStatistics],
   ['contract-trade-side-statistics', { ...OLD, dataMode: 'PREMIUM' }, oracle.contractTradeSideStatistics],
-  ['contract-trade-side-statistics', { ...ALL, dataMode: 'TRADE_COUNT', filter: { sectors: [withIv.sector] } }, oracle.contractTradeSideStatistics],
+  ['contract-trade-side-statistics', { ...ALL, dataMode: 'TRADE_COUNT', filter: { exchanges: [withIv.exchange] } }, oracle.contractTradeSideStatistics],
   ['option-price-over-time', { ...OLD, aggregationPeriod: '5m', filter: { osi: oneOsi } }, oracle.optionPriceOverTime],
   ['option-price-over-time', { ...ALL, aggregationPeriod: '1d', filter: { osi: oneOsi } }, oracle.optionPriceOverTime],
   ['volatility-drift', { ...OLD, filter: { ticker: withIv.ticker } }, null],
@@ -187,7 +187,7 @@ describe('the endpoints answer the same from either tier', () => {
     for (const prefix of [HOT, WARM]) await applyChunk(cubeKeys(prefix, p), [{ ...newest, printId: 'late-2', rowKey: 'zz00000002' }]);
     expect(await redis.hget(tier, warmField(SESSIONS[0]))).not.toBeNull();
     expect(await redis.exists(new FlowAggregateKeys(cubeKeys(WARM, p)).tickerNetMinuteCells(SESSIONS[0], late.ticker))).toBe(0);
-    for (const [name, b] of CALLS) expect((await warmApi.post(P(name), b)).json).toEqual((await hotApi.post(P(name), b)).json);
+    for (const [name, b] of CALLS) expect((await warmApi.post(P(name), b)).json.data).toEqual((await hotApi.post(P(name), b)).json.data);
   });
 });
 
