@@ -194,7 +194,13 @@ describe('the endpoints answer the same from either tier', () => {
 /** Applies one chunk of prints at the partition's next offsets, as the runtime would. */
 async function applyChunk(keys: PartitionKeys, prints: EnrichedPrintEvent[]): Promise<void> {
   const applied = Number(await redis.hget(keys.offsets, PRINTS_SPEC.name));
-  const events = prints.map((value, i) => ({ topic: PRINTS_SPEC.name, partition: keys.partition, offset: applied + 1 + i, key: value.ticker, value: value as never }));
+  const events = prints.map((value, i) => ({
+    topic: PRINTS_SPEC.name,
+    partition: keys.partition,
+    offset: applied + 1 + i,
+    key: value.ticker,
+    value: value as never,
+  }));
   const ops = await withTierEnv(1, 0, () => flowAggregatesProjection.project(events, keys, redis));
   const res = await applyAtomically(redis, keys.offsets, PRINTS_SPEC.name, applied, applied + prints.length, ops);
   expect(res.applied).toBe(true);
