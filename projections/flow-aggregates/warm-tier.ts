@@ -3,6 +3,7 @@ import type { PartitionKeys } from '../../services/views/keys';
 import {
   FLOW_AGGREGATES_VIEW,
   FlowAggregateKeys,
+  GROUP_IDS,
   cubeGroupsKey,
   decodeGroupIds,
   encodeGroupIds,
@@ -54,13 +55,13 @@ export const cubeMover: SessionMover = {
     const ops: RedisOp[] = [];
     for (let i = 0; i < names.length; i += 500) ops.push(['UNLINK', names[i], ...names.slice(i + 1, i + 500)]);
     ops.push(['UNLINK', cubeGroupsKey(keys, d)]);
-    if (groups.length) ops.push(['HSET', cubeGroupsKey(keys, d), ...groups.flatMap((g) => [g.id, g.body])]);
-    ops.push(['HSET', new WarmKeys(keys).tier, warmField(d), encodeGroupIds(groups.map((g) => g.id))]);
+    ops.push(['HSET', cubeGroupsKey(keys, d), GROUP_IDS, encodeGroupIds(groups.map((g) => g.id)), ...groups.flatMap((g) => [g.id, g.body])]);
+    ops.push(['HSET', new WarmKeys(keys).tier, warmField(d), String(groups.length)]);
     return ops;
   },
 
   async thawOps(c: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
-    const ids = decodeGroupIds((await c.hget(new WarmKeys(keys).tier, warmField(d))) ?? '');
+    const ids = decodeGroupIds((await c.hget(cubeGroupsKey(keys, d), GROUP_IDS)) ?? '');
     const ops: RedisOp[] = [];
     const bodies = ids.length ? await c.hmgetBuffer(cubeGroupsKey(keys, d), ...ids) : [];
     bodies.forEach((body, i) => {

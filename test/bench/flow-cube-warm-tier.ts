@@ -6,24 +6,28 @@ import { flowAggregatesProjection } from '../../projections/flow-aggregates/proj
 import { cubeMover } from '../../projections/flow-aggregates/warm-tier';
 import { settleWarmTier } from '../../projections/runtime/warm-tier';
 import { PartitionKeys } from '../../services/views/keys';
-import { FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, CUBE_FIELDS } from '../../services/views/flow-aggregates';
+import { FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, CUBE_FIELDS, cubeGroupsKey } from '../../services/views/flow-aggregates';
+import { SimulatedMarket } from '../../ingest/simulator/session';
+import { PROFILES } from '../../ingest/simulator/profiles';
 import { readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
 import { privateRedisServer, projectInChunks } from '../support/bench-redis';
-import { orderFlowSample } from '../support/order-flow-sample';
+import { SampleFold, orderFlowSample } from '../support/order-flow-sample';
 
 /**
  * The flow-aggregates cube's warm tier beside the same sessions kept hot:
- * `npx tsx test/bench/flow-cube-warm-tier.ts [--sessions 4] [--rows 30000]`.
+ * `npx tsx test/bench/flow-cube-warm-tier.ts [--sessions 4] [--rows 30000] [--dev]`.
  *
  * Starts its own redis-server, samples `--rows` option prints per session of the `full` market
- * (every 8th symbol; test/support/order-flow-sample.ts) for `--sessions` sessions, and projects
+ * (every 8th symbol; test/support/order-flow-sample.ts), or with `--dev` the first `--rows` of
+ * every symbol of the `dev` market `npm start` simulates, for `--sessions` sessions, and projects
  * the cube with its own code twice: into `hot` with every session kept hot, and into `tiered`
  * keeping the newest one (the older ones move inside the projection; the last move by
  * settleWarmTier). Reports projection prints/s of both (the move's cost is the difference),
- * MEMORY USAGE per print of a hot and of a warm session, and the cube reads of three aggregations
+ * MEMORY USAGE per print of a hot and of a warm session (the warm groups' bytes by key kind too),
+ * and the cube reads of four aggregations
  * over a warm and a hot session (µs): the first read of each warm session (nothing decoded yet in
  * this process), the median of repeated reads (decoded groups cached) and the hot median.
- * Results: test/bench/results/flow-cube-warm-tier.json.
+ * Results: test/bench/results/flow-cube-warm-tier[-dev].json.
  */
 
 const arg = (name: string, d: number) => {
@@ -31,6 +35,7 @@ const arg = (name: string, d: number) => {
   return i > 0 ? Number(process.argv[i + 1]) : d;
 };
 const SESSIONS = arg('sessions', 4);
+const DEV = process.argv.includes('--dev');
 const ROWS = arg('rows', 30_000);
 const DATES = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10'].slice(0, SESSIONS);
 const TOPIC = topicFor('enriched-print')!.name;
@@ -49,6 +54,31 @@ async function bytesOf(redis: Redis, pattern: string): Promise<number> {
   return total;
 }
 
+/** The stored bytes of a warm session's groups per print, by the kind of key they hold (cm, o, ...). */
+async function groupBytesByKind(redis: Redis, d: string, prints: number): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    const groups = await redis.hgetallBuffer(cubeGroupsKey(new PartitionKeys('tiered', FLOW_AGGREGATES_VIEW, V, p), d));
+    for (const [id, body] of Object.entries(groups)) {
+      const kind = id.split(':')[0];
+      out[kind] = (out[kind] ?? 0) + body.length;
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(out)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => [k, Number((n / prints).toFixed(1))]),
+  );
+}
+
+/** The first ROWS option prints of each session of the `dev` market, every symbol (what `npm start` produces). */
+function devSample() {
+  const market = new SimulatedMarket(42, PROFILES.dev);
+  const symbols = new Set(market.instruments.map((i) => i.symbol));
+  const fold = new SampleFold(market);
+  return DATES.map((d) => [...fold.session(d, symbols, ROWS)].map((o) => o.enriched));
+}
+
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const t0 = process.hrtime.bigint();
   await run();
@@ -65,9 +95,14 @@ async function median(times: number, run: () => Promise<unknown>): Promise<numbe
 async function main(): Promise<void> {
   const { redis, server } = await privateRedisServer();
   try {
-    const data = DATES.map((d) => orderFlowSample(ROWS, d).prints);
+    const data = DEV ? devSample() : DATES.map((d) => orderFlowSample(ROWS, d).prints);
     const prints = data.reduce((n, d) => n + d.length, 0);
-    const results: Record<string, unknown> = { sessions: SESSIONS, printsPerSession: data.map((d) => d.length), hotSessionsKept: 1 };
+    const results: Record<string, unknown> = {
+      market: DEV ? 'dev, every symbol' : 'full, every 8th symbol',
+      sessions: SESSIONS,
+      printsPerSession: data.map((d) => d.length),
+      hotSessionsKept: 1,
+    };
     const project = async (prefix: string) => {
       const t0 = process.hrtime.bigint();
       for (const d of data) await projectInChunks(redis, flowAggregatesProjection, TOPIC, d, prefix);
@@ -98,6 +133,7 @@ async function main(): Promise<void> {
       warmGroupsOnly: Number(((await bytesOf(redis, `tiered:${FLOW_AGGREGATES_VIEW}:v${V}:*:${oldest}:wc`)) / data[0].length).toFixed(1)),
       newestStillHot: Math.round((await session('tiered', DATES[DATES.length - 1])) / data[DATES.length - 1].length),
       reduction: Number((hotBytes / warmBytes).toFixed(1)),
+      warmGroupsByKind: await groupBytesByKind(redis, oldest, data[0].length),
     };
     console.log(JSON.stringify(results, null, 2));
 
@@ -131,13 +167,13 @@ async function main(): Promise<void> {
       latency[name] = {
         cells,
         warmFirstReadMicros: Math.round(first[Math.floor(first.length / 2)]),
-        warmCachedMicros: await median(30, () => readFlowCells(redis, 'tiered', query(oldest), minutes)),
-        hotMicros: await median(30, () => readFlowCells(redis, 'hot', query(oldest), minutes)),
+        warmCachedMicros: await median(100, () => readFlowCells(redis, 'tiered', query(oldest), minutes)),
+        hotMicros: await median(100, () => readFlowCells(redis, 'hot', query(oldest), minutes)),
       };
     }
     results.latency = latency;
     console.log(JSON.stringify(latency, null, 2));
-    const out = path.join(__dirname, 'results', 'flow-cube-warm-tier.json');
+    const out = path.join(__dirname, 'results', `flow-cube-warm-tier${DEV ? '-dev' : ''}.json`);
     fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
   } finally {
     redis.disconnect();

@@ -1,15 +1,24 @@
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { FLOW_AGGREGATES_VIEW, cubeGroupsKey, decodeGroupIds, groupOf, suffixOf, unpackGroup, type DecodedGroup } from '../../../services/views/flow-aggregates';
+import {
+  FLOW_AGGREGATES_VIEW,
+  GROUP_IDS,
+  cubeGroupsKey,
+  decodeGroupIds,
+  groupOf,
+  suffixOf,
+  unpackGroup,
+  type DecodedGroup,
+} from '../../../services/views/flow-aggregates';
 import { PartitionKeys } from '../../../services/views/keys';
 import { WarmKeys, warmField } from '../../../services/views/warm-tier';
 
 /**
  * The cube's keys read from whichever tier holds their session (services/views/flow-aggregates/warm.ts):
  * one pipeline reads every partition's tier fields for the asked sessions, the keys as hot keys,
- * and the tier fields again; the keys of a warm session are then answered from its groups (a
- * second round trip, only for warm sessions). A session that moved between the two tier reads
+ * each session's group list and the tier fields again; the keys of a warm session are then
+ * answered from the groups holding them (a second round trip, only for warm sessions). A session that moved between the two tier reads
  * (or whose groups went back to the hot tier before they were read) is read again, so an answer
  * never mixes an empty hot read with a warm session.
  */
@@ -59,25 +68,35 @@ export async function readCube(redis: Redis, prefix: string, version: number, re
       else if (r.op === 'field') pipe.hgetBuffer(r.key, r.field);
       else pipe.zrange(r.key, 0, -1);
     }
+    // Each session's group ids (none while hot), so a warm session needs one more round trip, not two.
+    const pairs = parts.flatMap((p) => sessions.get(p)!.map((d) => [p, d] as const));
+    for (const [p, d] of pairs) pipe.hget(cubeGroupsKey(keysOf.get(p)!, d), GROUP_IDS);
     tierRead();
     const res = (await pipe.exec())!;
     for (const [err] of res) if (err) throw err;
-    // (p, d) -> the warm session's group ids, as read before and after the keys.
+    // The warm (p, d) pairs, as read before and after the keys.
     const tiers = (from: number) => {
-      const out = new Map<string, string>();
+      const out = new Set<string>();
       parts.forEach((p, i) => {
         (res[from + i][1] as (string | null)[]).forEach((v, j) => {
-          if (v !== null) out.set(`${p}/${sessions.get(p)![j]}`, v);
+          if (v !== null) out.add(`${p}/${sessions.get(p)![j]}`);
         });
       });
       return out;
     };
     const before = tiers(0);
-    const after = tiers(parts.length + reads.length);
-    if (before.size !== after.size || [...before].some(([pd, v]) => after.get(pd) !== v)) continue;
+    const after = tiers(parts.length + reads.length + pairs.length);
+    if (before.size !== after.size || [...before].some((pd) => !after.has(pd))) continue;
     const out: CubeAnswer[] = reads.map((_, i) => res[parts.length + i][1] as CubeAnswer);
     if (!before.size) return out;
-    if (await answerWarm(redis, keysOf, reads, before, out)) return out;
+    const ids = new Map<string, string[]>();
+    pairs.forEach(([p, d], i) => {
+      const stored = res[parts.length + reads.length + i][1] as string | null;
+      if (before.has(`${p}/${d}`) && stored !== null) ids.set(`${p}/${d}`, decodeGroupIds(stored));
+    });
+    // A warm session without its list was moved back and frozen again between the reads: read again.
+    if (ids.size !== before.size) continue;
+    if (await answerWarm(redis, keysOf, reads, ids, out)) return out;
   }
   throw new Error('the flow-aggregates tiers kept moving while being read');
 }
@@ -87,16 +106,16 @@ async function answerWarm(
   redis: Redis,
   keysOf: ReadonlyMap<number, PartitionKeys>,
   reads: readonly CubeRead[],
-  warm: ReadonlyMap<string, string>,
+  warm: ReadonlyMap<string, readonly string[]>,
   out: CubeAnswer[],
 ): Promise<boolean> {
   // The groups each warm (partition, session) needs, read in one pipeline.
   const wanted = new Map<string, Set<string>>();
   const groupOfRead = new Map<number, string | null>();
   reads.forEach((r, i) => {
-    const stored = warm.get(`${r.p}/${r.d}`);
-    if (stored === undefined) return;
-    const id = groupOf(decodeGroupIds(stored), suffixOf(keysOf.get(r.p)!, r.d, r.key));
+    const ids = warm.get(`${r.p}/${r.d}`);
+    if (ids === undefined) return;
+    const id = groupOf(ids, suffixOf(keysOf.get(r.p)!, r.d, r.key));
     groupOfRead.set(i, id);
     if (id === null) return;
     const pd = `${r.p}/${r.d}`;

@@ -8,8 +8,9 @@ import type { PartitionKeys } from '../keys';
  * sessionDataKeys: cells at every level and resolution, last prices, bars, the OSI index, the
  * at-the-money prints) collapsed into a few compressed groups instead of thousands of hashes:
  *
- *   <D>:wc     hash  group id -> brotli(MessagePack([[suffix, fields, values] or [suffix, members], ...]))
- *   tier       hash  w:<D> -> the session's group ids, newline-separated (absent: hot)
+ *   <D>:wc     hash  group id -> brotli(MessagePack([[suffix, fields, values] or [suffix, members], ...])),
+ *                    and GROUP_IDS -> the group ids, newline-separated, in suffix order
+ *   tier       hash  w:<D> -> the number of groups (absent: hot; read by every chunk, so kept short)
  *
  * A key's suffix is its name after `<D>:` (`cm:AAPL`, `ms`); a group holds keys of one kind
  * (the suffix's first part) in suffix order, cut once it holds GROUP_BYTES, and is named by its
@@ -37,6 +38,8 @@ const PACKR = new Packr({ useRecords: false });
 const BROTLI = { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 22 } };
 
 export const cubeGroupsKey = (k: PartitionKeys, d: string): string => k.key(d, 'wc');
+/** The field of `<D>:wc` listing its groups (no suffix starts with '*'). */
+export const GROUP_IDS = '*ids';
 
 /** A key's suffix after its session's prefix. */
 export function suffixOf(k: PartitionKeys, d: string, key: string): string {
@@ -95,7 +98,7 @@ export function unpackGroup(body: Buffer): DecodedGroup {
   return out;
 }
 
-/** The group ids as the tier hash keeps them, and back. */
+/** The group ids as GROUP_IDS keeps them, and back. */
 export const encodeGroupIds = (ids: readonly string[]): string => ids.join('\n');
 export const decodeGroupIds = (stored: string): string[] => (stored === '' ? [] : stored.split('\n'));
 
