@@ -1,7 +1,6 @@
 import type Redis from 'ioredis';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
-  FLOW_AGGREGATES_VIEW,
   FlowAggregateKeys,
   GROUP_IDS,
   cubeGroupsKey,
@@ -23,8 +22,6 @@ import type { SessionMover } from '../runtime/warm-tier';
  * in one pipeline and replaces them by their groups; thawing writes each key back as it was.
  */
 export const cubeMover: SessionMover = {
-  view: FLOW_AGGREGATES_VIEW,
-
   async freezeOps(redis: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
     const k = new FlowAggregateKeys(keys);
     const tickers = await redis.zrange(k.tickers(d), 0, -1);

@@ -6,8 +6,9 @@ import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
 /**
- * Moves a table view's older sessions to the warm tier (services/views/warm-tier.ts) inside the
- * projection, so the move is exactly once and restart-safe like any other write:
+ * Moves a view's older sessions to the warm tier inside the projection, so the move is exactly
+ * once and restart-safe like any other write. What a session becomes is the view's SessionMover's
+ * (a table view's blocks, services/views/warm-tier.ts; the flow-aggregates cube's groups); when:
  *
  * - **Freeze** (hot -> warm): at the end of a chunk of the rows topic, a hot session of the
  *   partition that is older than its newest `hotSessions`, that the chunk does not write to and
@@ -39,7 +40,6 @@ export interface WarmTierOptions {
  * partition's `s` zset either way.
  */
 export interface SessionMover {
-  view: string;
   /** The writes that replace a hot session by its warm form, ending with its tier field (`redis` may be a transaction's client). */
   freezeOps(redis: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]>;
   /** The writes that restore a warm session and drop its warm keys (the tier field is left to the caller). */
@@ -50,7 +50,6 @@ export interface SessionMover {
 export function tableMover<Row>(layout: TableLayout<Row>): SessionMover {
   if (!layout.warm) throw new Error(`${layout.view} declares no warm tier`);
   return {
-    view: layout.view,
     freezeOps: (redis, keys, d) => freezeOps(redis, layout, keys, d),
     thawOps: (c, keys, d) => thawTableOps(c, layout, keys, d),
   };

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
 import { flowAggregatesProjection } from '../../projections/flow-aggregates/projection';
@@ -10,7 +8,7 @@ import { FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, CUBE_FIELDS, cubeG
 import { SimulatedMarket } from '../../ingest/simulator/session';
 import { PROFILES } from '../../ingest/simulator/profiles';
 import { readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
-import { privateRedisServer, projectInChunks } from '../support/bench-redis';
+import { benchWithRedis, bytesOf, median, projectInChunks } from '../support/bench-redis';
 import { SampleFold, orderFlowSample } from '../support/order-flow-sample';
 
 /**
@@ -41,19 +39,6 @@ const ROWS = arg('rows', 30_000);
 const DATES = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-07', '2024-05-08', '2024-05-09', '2024-05-10'].slice(0, SESSIONS);
 const TOPIC = topicFor('enriched-print')!.name;
 const V = 1;
-
-async function bytesOf(redis: Redis, pattern: string): Promise<number> {
-  let total = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5_000);
-    cursor = next;
-    const pipe = redis.pipeline();
-    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', '0');
-    for (const [, n] of (await pipe.exec())!) total += Number(n ?? 0);
-  } while (cursor !== '0');
-  return total;
-}
 
 /** The stored bytes of a warm session's groups per print, by the kind of key they hold (cm, o, ...). */
 async function groupBytesByKind(redis: Redis, d: string, prints: number): Promise<Record<string, number>> {
@@ -86,16 +71,8 @@ async function timed(run: () => Promise<unknown>): Promise<number> {
   return Number(process.hrtime.bigint() - t0) / 1e3;
 }
 
-async function median(times: number, run: () => Promise<unknown>): Promise<number> {
-  const ts: number[] = [];
-  for (let i = 0; i < times; i++) ts.push(await timed(run));
-  ts.sort((a, b) => a - b);
-  return Math.round(ts[Math.floor(ts.length / 2)]);
-}
-
 async function main(): Promise<void> {
-  const { redis, server } = await privateRedisServer();
-  try {
+  await benchWithRedis(`flow-cube-warm-tier${DEV ? '-dev' : ''}`, async (redis) => {
     const data = DEV ? devSample() : DATES.map((d) => orderFlowSample(ROWS, d).prints);
     const prints = data.reduce((n, d) => n + d.length, 0);
     const results: Record<string, unknown> = {
@@ -116,6 +93,8 @@ async function main(): Promise<void> {
     };
     process.env.MDQ_WARM_QUIET_MESSAGES = '0';
     process.env.MDQ_HOT_SESSIONS = '1000';
+    // A first pass warms the JIT up, which would otherwise count against whichever run comes first.
+    await project('warmup');
     const [hotSeconds, hotCpu] = await project('hot');
     process.env.MDQ_HOT_SESSIONS = '1';
     const [tieredSeconds, tieredCpu] = await project('tiered');
@@ -181,12 +160,8 @@ async function main(): Promise<void> {
     }
     results.latency = latency;
     console.log(JSON.stringify(latency, null, 2));
-    const out = path.join(__dirname, 'results', `flow-cube-warm-tier${DEV ? '-dev' : ''}.json`);
-    fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
-  } finally {
-    redis.disconnect();
-    server.kill('SIGTERM');
-  }
+    return results;
+  });
 }
 
 main().catch((err) => {

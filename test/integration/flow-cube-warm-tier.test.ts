@@ -16,6 +16,7 @@ import { WarmKeys, warmField } from '../../services/views/warm-tier';
 import { snapshotView } from '../support/pipeline';
 import { TestApi, startApi } from '../support/http';
 import { testConfig } from '../support/env';
+import { withTierEnv } from '../support/tier-env';
 import { PRINTS_SPEC, orderFlowFixture, projectDirect } from '../support/order-flow-data';
 import type { OracleRow } from '../support/order-flow-oracle';
 import * as oracle from '../support/flow-aggregations-oracle';
@@ -37,22 +38,8 @@ const SESSIONS = ['2024-05-01', '2024-05-02', '2024-05-03'];
 const fixture = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 240, seed: 31 });
 let redis: Redis;
 
-/** Projects with the tier options set through the environment, as a deployment would. */
-async function withTierEnv<T>(hot: number, quiet: number, run: () => Promise<T>): Promise<T> {
-  const saved = [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES];
-  process.env.MDQ_HOT_SESSIONS = String(hot);
-  process.env.MDQ_WARM_QUIET_MESSAGES = String(quiet);
-  try {
-    return await run();
-  } finally {
-    [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES] = saved;
-    if (saved[0] === undefined) delete process.env.MDQ_HOT_SESSIONS;
-    if (saved[1] === undefined) delete process.env.MDQ_WARM_QUIET_MESSAGES;
-  }
-}
-
 const projectCube = (prefix: string, hot: number, prints: readonly EnrichedPrintEvent[], chunk = 100, quiet = 0) =>
-  withTierEnv(hot, quiet, () => projectDirect(redis, prefix, 1, flowAggregatesProjection, [{ spec: PRINTS_SPEC, events: prints }], 'in-turn', chunk));
+  withTierEnv(hot, () => projectDirect(redis, prefix, 1, flowAggregatesProjection, [{ spec: PRINTS_SPEC, events: prints }], 'in-turn', chunk), quiet);
 
 const settle = async (prefix: string) => {
   for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, cubeMover, new PartitionKeys(prefix, FLOW_AGGREGATES_VIEW, 1, p), 1);
@@ -67,7 +54,7 @@ beforeAll(async () => {
   redis = createRedis(config.viewsRedisUrl);
   // The prints view (scans for what the cube does not carry) is kept hot in both.
   for (const prefix of [HOT, WARM])
-    await withTierEnv(100, 0, () => projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [{ spec: PRINTS_SPEC, events: fixture.prints }]));
+    await withTierEnv(100, () => projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [{ spec: PRINTS_SPEC, events: fixture.prints }]));
   await projectCube(HOT, 100, fixture.prints);
   await projectCube(WARM, 1, fixture.prints);
   await settle(WARM);
@@ -201,7 +188,7 @@ async function applyChunk(keys: PartitionKeys, prints: EnrichedPrintEvent[]): Pr
     key: value.ticker,
     value: value as never,
   }));
-  const ops = await withTierEnv(1, 0, () => flowAggregatesProjection.project(events, keys, redis));
+  const ops = await withTierEnv(1, () => flowAggregatesProjection.project(events, keys, redis));
   const res = await applyAtomically(redis, keys.offsets, PRINTS_SPEC.name, applied, applied + prints.length, ops);
   expect(res.applied).toBe(true);
 }

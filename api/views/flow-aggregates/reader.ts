@@ -309,7 +309,9 @@ export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery,
     redis,
     prefix,
     q.cubeVersion,
-    q.sessions.map((d): CubeRead => (whole(d) ? { p, d, key: k.sessionLastPrices(d), op: 'field', field: ticker } : { p, d, key: k.underlying(d, ticker), op: 'hash' })),
+    q.sessions.map((d): CubeRead =>
+      whole(d) ? { p, d, key: k.sessionLastPrices(d), op: 'field', field: ticker } : { p, d, key: k.underlying(d, ticker), op: 'hash' },
+    ),
   );
   q.sessions.forEach((d, i) => {
     const got = res[i];
