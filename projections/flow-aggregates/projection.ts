@@ -33,6 +33,8 @@ import {
 import { premiumCents } from '../../services/views/order-flow';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
+import { withWarmTier } from '../runtime/warm-tier';
+import { cubeMover } from './warm-tier';
 
 /**
  * The flow-aggregates cube (services/views/flow-aggregates): every enriched print
@@ -92,13 +94,14 @@ class PendingBlocks<V> {
 type Sums = [cents: number, prints: number, contracts: number];
 const addTriples = (a: Sums, b: Sums): Sums => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 
-export const flowAggregatesProjection: Projection = {
+const hotFlowAggregatesProjection: Projection = {
   view: FLOW_AGGREGATES_VIEW,
   // 2: the market's net cells (ns, nm) were added; 3: premium-tier net and exchange session cells
   // (ps, xs), ticker-net cells (ts, tm) and session last prices (ul); 4: the prints nearest the money
   // per minute and expiration (ae, av); 5: cells, last prices and bars in packed blocks (packed.ts),
-  // bars per underlying. A view of an older layout is rebuilt.
-  format: 5,
+  // bars per underlying; 6: sessions older than the newest few in the warm tier (warm-tier.ts). A view
+  // of an older layout is rebuilt.
+  format: 6,
   topics: [PRINTS],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
@@ -214,3 +217,10 @@ export const flowAggregatesProjection: Projection = {
     return ops;
   },
 };
+
+/** The cube with sessions older than the newest few kept as compressed groups (warm-tier.ts, runtime/warm-tier.ts). */
+export const flowAggregatesProjection: Projection = withWarmTier(hotFlowAggregatesProjection, {
+  layout: cubeMover,
+  rowsTopic: PRINTS.name,
+  sessionOf: (e) => (e.value as { sessionDate?: string } | null)?.sessionDate ?? null,
+});

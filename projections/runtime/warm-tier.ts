@@ -6,8 +6,9 @@ import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
 /**
- * Moves a table view's older sessions to the warm tier (services/views/warm-tier.ts) inside the
- * projection, so the move is exactly once and restart-safe like any other write:
+ * Moves a view's older sessions to the warm tier inside the projection, so the move is exactly
+ * once and restart-safe like any other write. What a session becomes is the view's SessionMover's
+ * (a table view's blocks, services/views/warm-tier.ts; the flow-aggregates cube's groups); when:
  *
  * - **Freeze** (hot -> warm): at the end of a chunk of the rows topic, a hot session of the
  *   partition that is older than its newest `hotSessions`, that the chunk does not write to and
@@ -33,8 +34,32 @@ export interface WarmTierOptions {
   quietMessages: number;
 }
 
+/**
+ * How a view's session of one partition moves between the tiers: a table view's rows and indexes
+ * (tableMover), or another layout of its own (the flow-aggregates cube). The session list is the
+ * partition's `s` zset either way.
+ */
+export interface SessionMover {
+  /** The writes that replace a hot session by its warm form, ending with its tier field (`redis` may be a transaction's client). */
+  freezeOps(redis: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]>;
+  /** The writes that restore a warm session and drop its warm keys (the tier field is left to the caller). */
+  thawOps(redis: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]>;
+}
+
+/** A table view's mover: rows and indexes to blocks (services/views/warm-tier.ts) and back. */
+export function tableMover<Row>(layout: TableLayout<Row>): SessionMover {
+  if (!layout.warm) throw new Error(`${layout.view} declares no warm tier`);
+  return {
+    freezeOps: (redis, keys, d) => freezeOps(redis, layout, keys, d),
+    thawOps: (c, keys, d) => thawTableOps(c, layout, keys, d),
+  };
+}
+
+const moverOf = <Row>(m: TableLayout<Row> | SessionMover): SessionMover => ('freezeOps' in m ? m : tableMover(m));
+
 export interface WarmTierSpec<Row> {
-  layout: TableLayout<Row>;
+  /** The view's table layout (its tableMover), or a mover of its own. */
+  layout: TableLayout<Row> | SessionMover;
   /** Name (without prefix) of the topic whose events are the rows. */
   rowsTopic: string;
   /** The session an event writes to (rows and joined topics alike), or null. */
@@ -57,8 +82,7 @@ const HSCAN_COUNT = 2_000;
 
 /** `inner` with its older sessions moved to and from the warm tier (options: given, else read from the environment at each chunk). */
 export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, given?: WarmTierOptions): Projection {
-  const { layout } = spec;
-  if (!layout.warm) throw new Error(`${layout.view} declares no warm tier`);
+  const mover = moverOf(spec.layout);
   // The version's hot-session count, fixed by its first chunk (hotSessionsKey), per version.
   const fixed = new Map<string, number>();
   const hotSessionsOf = async (keys: PartitionKeys, redis: Redis, want: number): Promise<number> => {
@@ -86,7 +110,7 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
       let [tier, stored, offsets] = await tierState(redis, k, w, keys);
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
-        for (const d of thaw) await thawSession(redis, layout, keys, d);
+        for (const d of thaw) await thawSession(redis, mover, keys, d);
         [tier, stored, offsets] = await tierState(redis, k, w, keys);
       }
       const ops = await inner.project(events, keys, redis);
@@ -102,7 +126,7 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
         const last = offsets[lastEventField(d)];
         if (last !== undefined && end - Number(last) < opts.quietMessages) continue;
-        ops.push(...(await freezeOps(redis, layout, keys, d)));
+        ops.push(...(await mover.freezeOps(redis, keys, d)));
       }
       return ops;
     },
@@ -161,22 +185,30 @@ async function hashEntries(redis: Redis, key: string): Promise<Map<string, Buffe
   return out;
 }
 
-/** Moves a warm session of one partition back to the hot tier (its own guarded transaction). */
-export async function thawSession<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<void> {
+/** The writes that restore a warm table session's rows, indexes and companions and drop its blocks. */
+async function thawTableOps<Row>(c: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
   const k = new TableKeys(keys);
+  const w = new WarmKeys(keys);
+  const bodies = await c.hvalsBuffer(w.blocks(d));
+  const ops: RedisOp[] = [];
+  for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
+  for (const comp of layout.warm?.companions ?? []) {
+    for (const body of await c.hvalsBuffer(w.companion(d, comp.name))) for (const [rk, v] of unpackCompanion(body)) ops.push(['HSET', comp.hash(k, d), rk, v]);
+    ops.push(['UNLINK', w.companion(d, comp.name)]);
+  }
+  ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
+  return ops;
+}
+
+/** Moves a warm session of one partition back to the hot tier (its own guarded transaction). */
+export async function thawSession<Row>(redis: Redis, view: TableLayout<Row> | SessionMover, keys: PartitionKeys, d: string): Promise<void> {
+  const mover = moverOf(view);
   const w = new WarmKeys(keys);
   for (;;) {
     const done = await applyIfUnchanged(redis, [keys.offsets, w.tier], async (c) => {
       if ((await c.hget(w.tier, warmField(d))) === null) return null; // thawed meanwhile
-      const bodies = await c.hvalsBuffer(w.blocks(d));
-      const ops: RedisOp[] = [];
-      for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
-      for (const comp of layout.warm?.companions ?? []) {
-        for (const body of await c.hvalsBuffer(w.companion(d, comp.name)))
-          for (const [rk, v] of unpackCompanion(body)) ops.push(['HSET', comp.hash(k, d), rk, v]);
-        ops.push(['UNLINK', w.companion(d, comp.name)]);
-      }
-      ops.push(['UNLINK', w.blocks(d), w.meta(d)], ['HDEL', w.tier, warmField(d)]);
+      const ops = await mover.thawOps(c, keys, d);
+      ops.push(['HDEL', w.tier, warmField(d)]);
       return coalesceOps(ops);
     });
     if (done) return;
@@ -188,7 +220,8 @@ export async function thawSession<Row>(redis: Redis, layout: TableLayout<Row>, k
  * waiting for a chunk (the end of a replay, tests): the same writes as a chunk's move, in
  * transactions guarded by the partition's offsets. Returns the sessions frozen.
  */
-export async function settleWarmTier<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, hotSessions: number): Promise<string[]> {
+export async function settleWarmTier<Row>(redis: Redis, view: TableLayout<Row> | SessionMover, keys: PartitionKeys, hotSessions: number): Promise<string[]> {
+  const mover = moverOf(view);
   const k = new TableKeys(keys);
   const w = new WarmKeys(keys);
   const frozen: string[] = [];
@@ -198,7 +231,7 @@ export async function settleWarmTier<Row>(redis: Redis, layout: TableLayout<Row>
       const sessions = await c.zrange(k.segments, 0, -1);
       const tier = await c.hgetall(w.tier);
       d = sessions.slice(0, Math.max(0, sessions.length - hotSessions)).find((s) => tier[warmField(s)] === undefined);
-      return d === undefined ? null : freezeOps(c, layout, keys, d);
+      return d === undefined ? null : mover.freezeOps(c, keys, d);
     });
     if (done && d === undefined) return frozen;
     if (done) frozen.push(d!);

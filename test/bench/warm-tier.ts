@@ -8,7 +8,7 @@ import type { Projection } from '../../projections/runtime/projection';
 import { PartitionKeys } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout, type OrderFlowRow } from '../../services/views/order-flow';
 import { readOrderFlowPage, readOrderFlowStatistics, type OrderFlowHints, type OrderFlowPageQuery } from '../../api/views/order-flow';
-import { privateRedisServer } from '../support/bench-redis';
+import { bytesOf, median, privateRedisServer } from '../support/bench-redis';
 import { projectInChunks } from '../support/bench-redis';
 import { orderFlowSample } from '../support/order-flow-sample';
 
@@ -62,30 +62,6 @@ async function project(
     seconds += Number(process.hrtime.bigint() - t0) / 1e9;
   }
   return seconds;
-}
-
-async function bytesOf(redis: Redis, pattern: string): Promise<number> {
-  let total = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5_000);
-    cursor = next;
-    const pipe = redis.pipeline();
-    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', '0');
-    for (const [, n] of (await pipe.exec())!) total += Number(n ?? 0);
-  } while (cursor !== '0');
-  return total;
-}
-
-async function median(times: number, run: () => Promise<unknown>): Promise<number> {
-  const ts: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const t0 = process.hrtime.bigint();
-    await run();
-    ts.push(Number(process.hrtime.bigint() - t0) / 1e3);
-  }
-  ts.sort((a, b) => a - b);
-  return Math.round(ts[Math.floor(ts.length / 2)]);
 }
 
 async function main(): Promise<void> {

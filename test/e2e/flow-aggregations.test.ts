@@ -15,7 +15,11 @@ import { EventProducer } from '../../services/kafka/producer';
 import { createRegistry } from '../../services/kafka/clients';
 import { createRedis } from '../../services/redis/client';
 import { CUBE_FIELDS, EXCHANGE_FIELDS, FLOW_AGGREGATES_VIEW, NET_FIELDS, TICKER_NET_FIELDS, type FlowCell } from '../../services/views/flow-aggregates';
-import { ORDER_FLOW_PRINTS_VIEW } from '../../services/views/order-flow';
+import { ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
+import { PartitionKeys } from '../../services/views/keys';
+import { WarmKeys, warmField } from '../../services/views/warm-tier';
+import { settleWarmTier } from '../../projections/runtime/warm-tier';
+import { cubeMover } from '../../projections/flow-aggregates/warm-tier';
 import { cellLevel, readFlowCells, type FlowQuery } from '../../api/views/flow-aggregates/reader';
 import { ViewPointers } from '../../api/views/pointer';
 import type { EndpointDef } from '../../api/request/endpoint';
@@ -39,9 +43,14 @@ import * as oracle from '../support/flow-aggregations-oracle';
  * compared with brute-force answers over the same prints (test/support/flow-aggregations-oracle.ts)
  * for random filters, windows and periods; the cross-checks with the tapes; every validation
  * rule; a live bucket that grows.
+ *
+ * flow-aggregations-warm.test.ts runs it all again with the older session in the warm tier of both
+ * the cube and the prints view (TIERED below): the same answers, from compressed groups and blocks.
  */
 
-const config = testConfig('flow-agg');
+/** Whether the projector keeps only the newest session hot (set by flow-aggregations-warm.test.ts). */
+const TIERED = process.env.MDQ_TEST_FLOW_TIERED === '1';
+const config = testConfig(TIERED ? 'flow-agg-warm' : 'flow-agg');
 const D1 = '2026-11-19';
 const D2 = '2026-11-20';
 const P = (name: string) => `/v1/options/tool/${name}`;
@@ -115,8 +124,10 @@ beforeAll(async () => {
   await producer.connect();
   for (let i = 0; i < PRINTS.length; i += 2000) await producer.send(printsSpec, PRINTS.slice(i, i + 2000) as unknown as Record<string, unknown>[]);
   redis = createRedis(config.viewsRedisUrl);
-  projector = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, FLOW_AGGREGATES_VIEW], configEnv(config));
+  const tiers = TIERED ? { MDQ_HOT_SESSIONS: '1', MDQ_WARM_QUIET_MESSAGES: '0' } : {};
+  projector = spawnTs('projections/main.ts', [ORDER_FLOW_PRINTS_VIEW, FLOW_AGGREGATES_VIEW], { ...configEnv(config), ...tiers });
   await waitProjected();
+  if (TIERED) await settleOlderSession();
   api = await startApi(config);
 }, 400_000);
 
@@ -127,6 +138,21 @@ afterAll(async () => {
   await admin?.disconnect();
   redis?.disconnect();
 });
+
+/** Moves D1 to the warm tier where the projector's last chunks left it hot, and checks that both views hold it warm. */
+async function settleOlderSession(): Promise<void> {
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    await settleWarmTier(redis, cubeMover, new PartitionKeys(config.keyPrefix, FLOW_AGGREGATES_VIEW, 1, p), 1);
+    await settleWarmTier(redis, orderFlowLayout(ORDER_FLOW_PRINTS_VIEW), new PartitionKeys(config.keyPrefix, ORDER_FLOW_PRINTS_VIEW, 1, p), 1);
+  }
+  for (const view of [FLOW_AGGREGATES_VIEW, ORDER_FLOW_PRINTS_VIEW]) {
+    for (const t of TICKERS) {
+      const keys = new PartitionKeys(config.keyPrefix, view, 1, partitionOf(t, MARKET_PARTITIONS));
+      expect(await redis.hget(new WarmKeys(keys).tier, warmField(D1))).not.toBeNull();
+      expect(await redis.hget(new WarmKeys(keys).tier, warmField(D2))).toBeNull();
+    }
+  }
+}
 
 async function ok(path: string, body: unknown): Promise<any> {
   const res = await api.post(path, body);

@@ -39,6 +39,7 @@ import { snapshotView } from '../support/pipeline';
 import { TestApi, startApi } from '../support/http';
 
 import { testConfig } from '../support/env';
+import { withTierEnv } from '../support/tier-env';
 import { equityPrintData } from '../support/equity-print-data';
 import {
   CONSOLIDATED_SPEC,
@@ -74,20 +75,6 @@ const eqEvents = equityPrintData(
 );
 const eqRows: EquityPrintRow[] = eqEvents.map((e) => equityPrintRow(e as never));
 let redis: Redis;
-
-/** Projects with the warm tier's options set through the environment, as a deployment would. */
-async function withTierEnv<T>(hot: number, run: () => Promise<T>, quiet = 0): Promise<T> {
-  const saved = [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES];
-  process.env.MDQ_HOT_SESSIONS = String(hot);
-  process.env.MDQ_WARM_QUIET_MESSAGES = String(quiet);
-  try {
-    return await run();
-  } finally {
-    [process.env.MDQ_HOT_SESSIONS, process.env.MDQ_WARM_QUIET_MESSAGES] = saved;
-    if (saved[0] === undefined) delete process.env.MDQ_HOT_SESSIONS;
-    if (saved[1] === undefined) delete process.env.MDQ_WARM_QUIET_MESSAGES;
-  }
-}
 
 async function projectAll(prefix: string, hot: number): Promise<void> {
   await withTierEnv(hot, async () => {

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'child_process';
+import fs from 'fs';
+import path from 'path';
 import Redis from 'ioredis';
 import { freePort } from '../../services/stack/process';
 import { PartitionKeys } from '../../services/views/keys';
@@ -80,5 +82,45 @@ export async function projectInChunks(
       const res = await applyAtomically(redis, keys.offsets, topic, chunk[0].offset - 1, chunk[chunk.length - 1].offset, ops, othersAt);
       if (!res.applied) throw new Error('not applied');
     }
+  }
+}
+
+/** MEMORY USAGE of every key matching `pattern`, summed. */
+export async function bytesOf(redis: Redis, pattern: string): Promise<number> {
+  let total = 0;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 5_000);
+    cursor = next;
+    const pipe = redis.pipeline();
+    for (const k of keys) pipe.memory('USAGE', k, 'SAMPLES', '0');
+    for (const [, n] of (await pipe.exec())!) total += Number(n ?? 0);
+  } while (cursor !== '0');
+  return total;
+}
+
+/** The median of `times` runs, microseconds. */
+export async function median(times: number, run: () => Promise<unknown>): Promise<number> {
+  const ts: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = process.hrtime.bigint();
+    await run();
+    ts.push(Number(process.hrtime.bigint() - t0) / 1e3);
+  }
+  ts.sort((a, b) => a - b);
+  return Math.round(ts[Math.floor(ts.length / 2)]);
+}
+
+/** Runs a benchmark against a private redis-server, writes its results to test/bench/results/<name>.json, and stops the server. */
+export async function benchWithRedis(name: string, run: (redis: Redis) => Promise<Record<string, unknown>>): Promise<void> {
+  const { redis, server } = await privateRedisServer();
+  try {
+    const results = await run(redis);
+    const out = path.join(__dirname, '..', 'bench', 'results', `${name}.json`);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(results, null, 2) + '\n');
+  } finally {
+    redis.disconnect();
+    server.kill('SIGTERM');
   }
 }

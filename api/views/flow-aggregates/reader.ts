@@ -40,6 +40,7 @@ import { ORDER_FLOW_PRINTS_VIEW, type OrderFlowPrintRow } from '../../../service
 import type { TimeWindow } from '../../request/time';
 import { scanTable } from '../../tables/engine';
 import { orderFlowTableQuery, type OrderFlowHints } from '../order-flow';
+import { readCube, type CubeRead } from './tiers';
 
 /**
  * Reading the flow-aggregates cube (services/views/flow-aggregates), or, when a request filters on
@@ -245,12 +246,14 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
   const targets = level.perTicker
     ? await tickerTargets(redis, prefix, version, q)
     : partitions().flatMap((p) => q.sessions.map((d) => [keysOf(prefix, version, p), d, '*'] as [FlowAggregateKeys, string, string]));
-  const pipe = redis.pipeline();
-  for (const [k, d, t] of targets) pipe.hgetallBuffer(level.key(k, d, t, minuteSessions.has(d)));
-  const res = (await pipe.exec())!;
+  const res = await readCube(
+    redis,
+    prefix,
+    version,
+    targets.map(([k, d, t]) => ({ p: k.p.partition, d, key: level.key(k, d, t, minuteSessions.has(d)), op: 'hash' })),
+  );
   targets.forEach(([, d, t], i) => {
-    const [err, hash] = res[i] as [Error | null, Record<string, Buffer>];
-    if (err) throw err;
+    const hash = res[i] as Record<string, Buffer>;
     const byMinute = minuteSessions.has(d);
     for (const block in hash) {
       unpackBlock(block, hash[block], level.valueSep, (field, value) => {
@@ -301,18 +304,20 @@ export async function readLastPrices(redis: Redis, prefix: string, q: FlowQuery,
   if (q.cubeVersion === null) return out;
   const k = keysOf(prefix, q.cubeVersion, partitionOf(ticker, MARKET_PARTITIONS));
   const whole = (d: string) => wholeSessions && (q.window === null || holdsSession(q.window, d));
-  const pipe = redis.pipeline();
-  for (const d of q.sessions) {
-    if (whole(d)) pipe.hget(k.sessionLastPrices(d), ticker);
-    else pipe.hgetallBuffer(k.underlying(d, ticker));
-  }
-  const res = (await pipe.exec())!;
+  const p = k.p.partition;
+  const res = await readCube(
+    redis,
+    prefix,
+    q.cubeVersion,
+    q.sessions.map((d): CubeRead =>
+      whole(d) ? { p, d, key: k.sessionLastPrices(d), op: 'field', field: ticker } : { p, d, key: k.underlying(d, ticker), op: 'hash' },
+    ),
+  );
   q.sessions.forEach((d, i) => {
-    const [err, got] = res[i];
-    if (err) throw err;
+    const got = res[i];
     if (whole(d)) {
       if (got !== null) {
-        const last = decodeLast(got as string);
+        const last = decodeLast(String(got));
         out.set(minuteOf(last.time), last);
       }
       return;
@@ -349,20 +354,17 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
   // Which partition and contract key: by the four parts directly, or through the OSI index.
   const found: [FlowAggregateKeys, string, string][] = [];
   if ('osi' in ref) {
-    const pipe = redis.pipeline();
     const asked: [FlowAggregateKeys, string][] = [];
-    for (const p of partitions()) {
-      const k = keysOf(prefix, version, p);
-      for (const d of q.sessions) {
-        pipe.hgetBuffer(k.osis(d), osiBlock(ref.osi));
-        asked.push([k, d]);
-      }
-    }
-    const res = (await pipe.exec())!;
+    for (const p of partitions()) for (const d of q.sessions) asked.push([keysOf(prefix, version, p), d]);
+    const res = await readCube(
+      redis,
+      prefix,
+      version,
+      asked.map(([k, d]) => ({ p: k.p.partition, d, key: k.osis(d), op: 'field', field: osiBlock(ref.osi) })),
+    );
     const field = osiField(ref.osi);
     asked.forEach(([k, d], i) => {
-      const [err, block] = res[i] as [Error | null, Buffer | null];
-      if (err) throw err;
+      const block = res[i] as Buffer | null;
       if (block === null) return;
       unpackBlockWhere('', block, OSI_PACKING.valueSep, field, (f, contract) => {
         if (f === field) found.push([k, d, contract]);
@@ -375,16 +377,15 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
   }
   // A contract's bars are in its underlying's hash, in the block of its expiration, under fields
   // starting with its type and strike (keys.ts PACKING.bars).
-  const pipe = redis.pipeline();
+  const reads: CubeRead[] = [];
   const prefixes: string[] = [];
   for (const [k, d, contract] of found) {
     const [ticker, expiration, cp, strike] = contract.split('|');
-    pipe.hgetBuffer(k.bars(d, ticker), expiration);
+    reads.push({ p: k.p.partition, d, key: k.bars(d, ticker), op: 'field', field: expiration });
     prefixes.push(`${cp}|${strike}`);
   }
   const out: [number, Bar][] = [];
-  (await pipe.exec())!.forEach(([err, block], i) => {
-    if (err) throw err;
+  (await readCube(redis, prefix, version, reads)).forEach((block, i) => {
     if (block === null) return;
     unpackBlockWhere('', block as Buffer, PACKING.bars.valueSep, prefixes[i], (field, v) => {
       const ms = Number(field.slice(field.lastIndexOf('|') + 1)) * MINUTE_MS;
@@ -399,13 +400,16 @@ export async function readBars(redis: Redis, prefix: string, q: FlowQuery, ref: 
  * ascending (volatility-drift's default expiration is the first).
  */
 export async function readAtmExpirations(redis: Redis, prefix: string, version: number, d: string, ticker: string): Promise<string[]> {
-  return redis.zrange(keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS)).atmExpirations(d, ticker), 0, -1);
+  const k = keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS));
+  const [got] = await readCube(redis, prefix, version, [{ p: k.p.partition, d, key: k.atmExpirations(d, ticker), op: 'members' }]);
+  return got as string[];
 }
 
 /** Minute start (epoch-ms) -> the print of that minute and expiration nearest the money (cells.ts nearerAtmOf). */
 export async function readAtmIvs(redis: Redis, prefix: string, version: number, d: string, ticker: string, expiration: string): Promise<Map<number, AtmPrint>> {
-  const hash = await redis.hgetall(keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS)).atmIvs(d, ticker, expiration));
+  const k = keysOf(prefix, version, partitionOf(ticker, MARKET_PARTITIONS));
+  const [hash] = await readCube(redis, prefix, version, [{ p: k.p.partition, d, key: k.atmIvs(d, ticker, expiration), op: 'hash' }]);
   const out = new Map<number, AtmPrint>();
-  for (const [m, v] of Object.entries(hash)) out.set(Number(m) * MINUTE_MS, decodeAtm(v));
+  for (const [m, v] of Object.entries(hash as Record<string, Buffer>)) out.set(Number(m) * MINUTE_MS, decodeAtm(v.toString()));
   return out;
 }

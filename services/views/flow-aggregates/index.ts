@@ -2,3 +2,4 @@
 export * from './keys';
 export * from './cells';
 export * from './packed';
+export * from './warm';

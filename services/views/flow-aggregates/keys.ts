@@ -168,3 +168,22 @@ export const OSI_PACKING: Packing = { valueSep: '|', stripFirst: false, blockOf:
 /** A bar's field within its underlying's and expiration's block. */
 export const barField = (contractType: 'CALL' | 'PUT', strikePrice: number, minute: string): string =>
   `${contractType === 'CALL' ? 'C' : 'P'}|${strikePrice}|${minute}`;
+
+/** Key kinds of a session held per partition (keys.ts above): the warm tier moves them as they are. */
+export const PARTITION_SESSION_KINDS = ['ms', 'mm', 'ns', 'nm', 'ps', 'xs', 'ul', 'osi'] as const;
+/** Key kinds of a session held per underlying, `<D>:<kind>:<TICKER>` (ae is a zset, the rest hashes). */
+export const TICKER_SESSION_KINDS = ['cs', 'cm', 'ks', 'km', 'ts', 'tm', 'u', 'o', 'ae'] as const;
+
+/**
+ * Every data key of session `d` of a partition but its underlyings' list (`<D>:tk`), given that
+ * list and each underlying's expirations with at-the-money prints (`<D>:ae:<TICKER>`): what the
+ * warm tier (warm.ts) packs. A new per-session key family must be listed here.
+ */
+export function sessionDataKeys(k: FlowAggregateKeys, d: string, tickers: readonly string[], atmExpirations: ReadonlyMap<string, readonly string[]>): string[] {
+  const out = PARTITION_SESSION_KINDS.map((kind) => k.p.key(d, kind));
+  for (const t of tickers) {
+    for (const kind of TICKER_SESSION_KINDS) out.push(k.p.key(d, kind, t));
+    for (const e of atmExpirations.get(t) ?? []) out.push(k.atmIvs(d, t, e));
+  }
+  return out;
+}
