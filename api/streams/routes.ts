@@ -9,6 +9,7 @@ import { methodGuardFor } from '../request/methods';
 import { Problem, invalid } from '../request/problem';
 import { compileSchema, type JsonSchema } from '../request/validate';
 import type { ViewPointers } from '../views/pointer';
+import type { TableStreamSource } from '../tables/table-endpoint';
 import { FeedTailer } from './feed-tailer';
 import { decodePosition, startPosition } from './position';
 import { RowStream, type RowStreamSettings } from './row-stream';
@@ -33,7 +34,7 @@ export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
   heartbeatMs: 15_000,
   highWaterBytes: 64 * 1024,
   stallMs: 30_000,
-  catchUpCount: 500,
+  catchUpCount: 200,
 };
 
 /** The settings from the environment: MDQ_STREAMS_PER_USER, MDQ_STREAM_STALL_MS. */
@@ -64,6 +65,14 @@ const START = {
 };
 const LAST_EVENT_ID = { type: 'string', description: 'Resume after this event id (as the Last-Event-ID header, for clients that cannot set it).' };
 
+/** The request a stream takes: its endpoint's filters, projection and row extras, and where to start. */
+export function streamRequestSchema(source: TableStreamSource): JsonSchema {
+  return {
+    ...source.requestSchema,
+    properties: { ...(source.requestSchema.properties as Record<string, JsonSchema>), from: START, lastEventId: LAST_EVENT_ID },
+  };
+}
+
 /**
  * Mounts the push stream of every streamable table endpoint: GET (query parameters, JSON values
  * for filter and filterExpression) and POST (a JSON body), both `text/event-stream`. Put it after
@@ -84,11 +93,7 @@ export function mountStreams(router: Router, endpoints: readonly EndpointDef[], 
       pollMs: settings.pollMs,
       ringSize: settings.ringSize,
     });
-    const schema: JsonSchema = {
-      ...source.requestSchema,
-      properties: { ...(source.requestSchema.properties as Record<string, JsonSchema>), from: START, lastEventId: LAST_EVENT_ID },
-    };
-    const validate = compileSchema(withFilterSpellings(schema));
+    const validate = compileSchema(withFilterSpellings(streamRequestSchema(source)));
     const handler = async (req: Request, res: Response, next: NextFunction) => {
       try {
         const body = req.method === 'GET' ? queryBody(req) : ((req.body ?? {}) as Record<string, unknown>);

@@ -42,6 +42,7 @@ export class RowStream {
   private fromEarliest = false;
   /** The id of the last event written. */
   private lastId = '';
+  private turn = 0;
 
   constructor(
     private readonly res: Response,
@@ -150,7 +151,11 @@ export class RowStream {
     const out: string[] = [];
     let lastOut: string | null = null;
     let any = false;
-    for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    let bytes = 0;
+    // Partitions take turns to go first, so that a large backlog in one does not hold up the others.
+    this.turn = (this.turn + 1) % MARKET_PARTITIONS;
+    for (let i = 0; i < MARKET_PARTITIONS && bytes < this.settings.highWaterBytes; i++) {
+      const p = (this.turn + i) % MARKET_PARTITIONS;
       let entries: TailEntry[] | null = this.tailer.after(p, this.position[p]);
       if (entries === null) {
         const read = await readFeed(this.ctx.redis, this.ctx.keyPrefix, this.source.view, version, p, this.position[p], this.settings.catchUpCount);
@@ -181,7 +186,11 @@ export class RowStream {
           this.ctx,
           version,
         );
-        rendered.forEach((r, i) => out.push(sseMessage('row', matched[i].id, this.compiled.serialize(r))));
+        rendered.forEach((r, j) => {
+          const message = sseMessage('row', matched[j].id, this.compiled.serialize(r));
+          bytes += message.length;
+          out.push(message);
+        });
         lastOut = matched[matched.length - 1].id;
       }
     }

@@ -137,7 +137,9 @@ class ResumingClient {
       }
       this.conn = conn;
       if (closeSoon) conn.close();
-      await Promise.race([conn.ended, new Promise((r) => setTimeout(r, 100 + this.rand() * 2_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([conn.ended, new Promise((r) => (timer = setTimeout(r, 100 + this.rand() * 2_000)))]);
+      clearTimeout(timer);
       conn.close();
       this.reconnects++;
     }
