@@ -29,7 +29,7 @@ const config = testConfig('streams');
 const env = { ...configEnv(config), MDQ_PROFILE: 'mini' };
 const PREV = '2026-11-19';
 const D = '2026-11-20';
-const SPEED = 300;
+const SPEED = 200;
 const SCREENSHOT = path.join(__dirname, '..', '..', 'test-output', 'console.png');
 
 const TAPES = [
