@@ -25,10 +25,23 @@ export default tseslint.config(
   },
   {
     files: ['**/*.cjs', '**/*.js'],
+    ignores: ['api/console/public/**'],
     languageOptions: {
       sourceType: 'commonjs',
       globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // The web console: an ES module that runs in the browser.
+    files: ['api/console/public/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        ['window', 'document', 'fetch', 'sessionStorage', 'setTimeout', 'setInterval', 'clearInterval', 'AbortController', 'TextDecoderStream', 'console'].map(
+          (g) => [g, 'readonly'],
+        ),
+      ),
+    },
   },
 );

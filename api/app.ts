@@ -19,6 +19,8 @@ import { Problem, notFound } from './request/problem';
 import { DEFAULT_QUOTA, QuotaSettings, createQuota } from './request/quota';
 import { requestLog, requestLogger } from './request/request-log';
 import { routeLabeler } from './request/route-label';
+import { mountConsole } from './console/serve';
+import { StreamSettings, mountStreams } from './streams/routes';
 import type { ApiSettings } from './settings';
 import { VIEW_POINTER_TTL_MS, ViewPointers } from './views/pointer';
 import { DEFAULT_RESPONSE_CACHE_MB, ResponseCache } from './views/response-cache';
@@ -58,6 +60,8 @@ export interface AppDeps {
   viewCacheTtlMs?: number;
   /** The endpoints to mount under /v1; every endpoint of the service when absent. */
   endpoints?: readonly EndpointDef[];
+  /** Push streams (api/streams/): per-user limit, timings; the defaults when absent. */
+  streams?: Partial<StreamSettings>;
 }
 
 /** 415 for a body that is not JSON (no body at all is fine: it is the empty request). */
@@ -103,6 +107,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(metrics.middleware());
   mountOps(app, new ReadinessCheck(stores, viewsRedis, keyPrefix, [...new Set(endpoints.flatMap((e) => e.views))]), metrics, deps.metricsText);
   mountReference(app, quota);
+  mountConsole(app);
 
   const makeContext = (req: Request): EndpointContext => ({
     redis: viewsRedis,
@@ -126,6 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
   v1.use(requireJsonBody);
   v1.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
   for (const def of endpoints) mountEndpoint(v1, def, makeContext, responses);
+  mountStreams(v1, endpoints, { redis, viewsRedis, views, keyPrefix, log, settings: deps.streams, makeContext });
   app.use(V1, v1);
 
   // Unknown paths outside /v1 count against the client address (those in /v1 were counted above).

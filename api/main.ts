@@ -9,6 +9,7 @@ import { createRedis, redisReady } from '../services/redis/client';
 import { defaultDataDir } from '../services/stack/paths';
 import { configureServer, createApp } from './app';
 import { loadApiSettings } from './settings';
+import { streamSettingsFromEnv } from './streams/routes';
 import { superviseWorkers } from './workers';
 
 /**
@@ -40,6 +41,7 @@ function main(): void {
     quota: settings.quota,
     trustProxy: settings.trustProxy,
     responseCacheBytes: settings.responseCacheBytes,
+    streams: streamSettingsFromEnv(),
     metricsRegistry: processRegistry(),
     // A worker's /metrics shows every worker's, summed by the primary.
     metricsText: cluster.isWorker ? workerMetrics() : undefined,

@@ -6,6 +6,7 @@ import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTitle, problemTy
 import type { QuotaSettings } from '../request/quota';
 import type { JsonSchema } from '../request/validate';
 import { withFilterSpellings } from '../request/filter-schema';
+import { streamRequestSchema } from '../streams/routes';
 
 /**
  * The OpenAPI 3.1 document, generated at start-up from the endpoint modules: each endpoint's
@@ -246,6 +247,55 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     };
   }
 
+  for (const def of o.endpoints) {
+    if (!def.stream) continue;
+    const name = `${operationName(def)}Stream`;
+    const tag = def.path.split('/')[1];
+    schemas[`${name}Request`] = clone(withFilterSpellings(streamRequestSchema(def.stream)));
+    const problems: ProblemCode[] = [...COMMON_ENDPOINT_PROBLEMS, 'TooManyStreams'];
+    problems.forEach((p) => usedProblems.add(p));
+    const description = `Push stream (Server-Sent Events) of the rows of \`POST ${V1}${def.path}\` as they are projected, with its filter, filterExpression and projection. Each \`row\` event carries an id; reconnect with \`Last-Event-ID\` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).`;
+    const responses = {
+      '200': {
+        description: 'An event stream that lasts until either side closes it.',
+        headers: { 'X-Request-Id': ref('headers', 'X-Request-Id'), ...QUOTA_HEADERS },
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      ...problemResponses(problems),
+    };
+    const lastEventId = { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' }, description: 'Resume after this event id.' };
+    const queryNames = Object.keys(streamRequestSchema(def.stream).properties as Record<string, unknown>);
+    paths[`${V1}/stream${def.path}`] = {
+      post: {
+        operationId: `${name.charAt(0).toLowerCase()}${name.slice(1)}`,
+        summary: `${def.summary} Pushed live.`,
+        description,
+        tags: [tag],
+        parameters: [ref('parameters', 'X-Request-Id'), lastEventId],
+        requestBody: { required: false, content: { 'application/json': { schema: ref('schemas', `${name}Request`) } } },
+        responses,
+      },
+      get: {
+        operationId: `${name.charAt(0).toLowerCase()}${name.slice(1)}Get`,
+        summary: `${def.summary} Pushed live (query parameters).`,
+        description: `${description} The request members as query parameters, JSON values (filter, filterExpression) as JSON text.`,
+        tags: [tag],
+        parameters: [
+          ref('parameters', 'X-Request-Id'),
+          lastEventId,
+          ...queryNames.map((n) => ({
+            name: n,
+            in: 'query',
+            required: false,
+            schema: { type: 'string' },
+            description: `The request member ${n}; JSON text for objects and lists.`,
+          })),
+        ],
+        responses,
+      },
+    };
+  }
+
   const open = { security: [] as unknown[] };
   const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
   paths[OPENAPI_PATH] = {
@@ -311,6 +361,15 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       tags: ['reference'],
       parameters: [{ name: 'type', in: 'path', required: true, schema: { type: 'string', enum: Object.keys(PROBLEM_CATEGORIES) } }],
       responses: { '200': html('The problem type.'), ...problemResponses(['NotFound', 'QuotaExceeded', 'ServiceUnavailable']) },
+    },
+  };
+  paths['/console'] = {
+    get: {
+      ...open,
+      operationId: 'webConsole',
+      summary: 'The web console (redirects to /console/, static files; signs in with an API key in the page)',
+      tags: ['reference'],
+      responses: { '301': { description: 'To /console/.' } },
     },
   };
   paths['/healthz'] = {

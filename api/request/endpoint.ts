@@ -8,6 +8,7 @@ import { JsonSchema, compileSchema } from './validate';
 import { withFilterSpellings } from './filter-schema';
 import { withoutFloatNoise } from './float-noise';
 import { ResponseCache, responseKey } from '../views/response-cache';
+import type { TableStreamSource } from '../tables/table-endpoint';
 
 /** What an endpoint module gets to answer a request: the views, and who is asking. */
 export interface EndpointContext {
@@ -58,6 +59,8 @@ export interface EndpointDef {
    * Null (or absent): not cached.
    */
   cacheStamp?(ctx: EndpointContext): Promise<string | null>;
+  /** A table endpoint whose view keeps a feed: its push stream (api/streams/). */
+  stream?: TableStreamSource;
 }
 
 /** The header that says whether an answer came from the response cache: `hit` or `miss`. */

@@ -91,6 +91,12 @@ export const PROBLEM_TYPES = {
     description:
       'Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.',
   },
+  TooManyStreams: {
+    status: 429,
+    category: 'rate-limit-exceeded',
+    description:
+      'Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.',
+  },
   InternalError: {
     status: 500,
     category: 'internal',

@@ -13,6 +13,7 @@ import { parseSort, type ParsedSort } from '../request/sort';
 import { parseTimeSelection, sessionsCovered, type SelectorName, type TimeSelection } from '../request/time-selectors';
 import type { TimeWindow } from '../request/time';
 import { fragments, type JsonSchema } from '../request/validate';
+import { withoutFloatNoise } from '../request/float-noise';
 import { readTablePage, type Family, type TablePlan, type TableQuery } from './engine';
 import { hotSessionsKey } from '../../services/views/warm-tier';
 import { viewSegments, viewStamp } from './view-state';
@@ -98,6 +99,41 @@ export interface TableEndpointSpec<Row> {
   decorate?(rows: Row[], req: TableRequest<Row>, ctx: EndpointContext): Promise<void>;
   /** The response form of a row (the stored row itself when absent: the serializer writes only schema fields). */
   toResponse?(row: Row, req: TableRequest<Row>): object;
+  /** The view keeps a feed of its rows (services/views/feed.ts): the endpoint has a push stream (api/streams/). */
+  streamable?: boolean;
+  /** Request extras that make no sense on a stream (includeStatistics). */
+  notStreamed?: readonly string[];
+}
+
+/**
+ * What a push stream of a table endpoint needs (api/streams/): how a feed entry decodes, its
+ * request schema (the endpoint's filter, filterExpression, includes/excludes and row extras), and
+ * per request the same row predicate and response rows as the endpoint's pages.
+ */
+export interface TableStreamSource {
+  view: string;
+  requestSchema: JsonSchema;
+  decode(stored: Buffer, rowKey: string, segment: string): unknown;
+  compile(body: Record<string, unknown>): CompiledStream;
+}
+
+export interface CompiledStream {
+  matches(row: unknown): boolean;
+  /** The response objects of matching rows, as a page would hold them (decorated, projected). */
+  render(rows: unknown[], ctx: EndpointContext, version: number): Promise<object[]>;
+  /** Writes one response row as JSON (the endpoint's compiled row serializer). */
+  serialize(row: object): string;
+}
+
+/** The filter object and filterExpression of a request compiled into one row predicate (pages and streams alike). */
+export function compileRowFilter<Row>(
+  spec: Pick<TableEndpointSpec<Row>, 'filters' | 'fields' | 'exclusive' | 'predicate'>,
+  body: Record<string, unknown>,
+): { filter: ParsedFilter<Row>; expression: CompiledExpression<Row> | null; predicate: Predicate<Row> } {
+  const filter = parseFilterObject(body.filter, spec.filters, spec.fields, spec.exclusive ?? []);
+  const expression = body.filterExpression == null ? null : compileExpression(body.filterExpression, spec.fields, 'A');
+  const predicate = spec.predicate ? spec.predicate(filter, expression) : and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
+  return { filter, expression, predicate };
 }
 
 const OPAQUE: CursorCodec = {
@@ -164,6 +200,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
   };
 
   return {
+    stream: spec.streamable ? tableStream(spec, requestSchema) : undefined,
     path: spec.path,
     summary: spec.summary,
     description: spec.description,
@@ -194,11 +231,7 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       const after = cursor && codec.decode([cursor.sort, cursor.id], sort.field as FieldDef<unknown>);
       if (cursor && (!after || !spec.rowKeyPattern.test(after.rowKey))) throw foreignCursor();
       const drop = parseProjection(body.includes, body.excludes, fields);
-      const filter = parseFilterObject(body.filter, spec.filters, fields, spec.exclusive ?? []);
-      const expression = body.filterExpression == null ? null : compileExpression(body.filterExpression, fields, 'A');
-      const predicate = spec.predicate
-        ? spec.predicate(filter, expression)
-        : and<Row>([filterPredicate(filter), ...(expression ? [expression.predicate] : [])]);
+      const { filter, expression, predicate } = compileRowFilter(spec, body);
       const window = selection.kind === 'window' ? selection.window : null;
       const firstPage = after === null;
       const partial = { body, selection, window, filter, expression, predicate, sort, firstPage, drop };
@@ -245,6 +278,47 @@ export function tableEndpoint<Row>(spec: TableEndpointSpec<Row>): EndpointDef {
       if (page.next) res.nextSearchAfter = codec.encode(page.next.sortKey, page.next.rowKey, value(page.rows[page.rows.length - 1]));
       if (extras) Object.assign(res, extras);
       return res;
+    },
+  };
+}
+
+/** The push stream of a streamable table endpoint: the endpoint's own predicate, decoration and row serializer. */
+function tableStream<Row>(spec: TableEndpointSpec<Row>, requestSchema: JsonSchema): TableStreamSource {
+  const { layout, fields } = spec;
+  const paging = new Set(['sessionDate', 'timeRange', 'size', 'sort', 'searchAfter', ...(spec.notStreamed ?? [])]);
+  const properties = Object.fromEntries(Object.entries(requestSchema.properties as Record<string, JsonSchema>).filter(([k]) => !paging.has(k)));
+  const serializeRow = compileSerializer(spec.rowSchema);
+  const sort = { field: fields.lookup(spec.defaultSort.field)!, descending: spec.defaultSort.descending };
+  return {
+    view: layout.view,
+    requestSchema: { ...requestSchema, properties },
+    decode: (stored, rowKey, segment) => layout.decode(stored, rowKey, segment),
+    compile(body) {
+      const { filter, expression, predicate } = compileRowFilter(spec, body);
+      const drop = parseProjection(body.includes, body.excludes, fields);
+      const request = (version: number): TableRequest<Row> => ({
+        body,
+        selection: { kind: 'latest' },
+        window: null,
+        filter,
+        expression,
+        predicate,
+        sort,
+        firstPage: true,
+        drop,
+        version,
+        segments: [],
+      });
+      return {
+        matches: (row) => predicate(row as Row),
+        async render(rows, ctx, version) {
+          const req = request(version);
+          const typed = rows as Row[];
+          if (spec.decorate && typed.length) await spec.decorate(typed, req, ctx);
+          return typed.map((r) => project(spec.toResponse ? (spec.toResponse(r, req) as Row & object) : (r as Row & object), drop));
+        },
+        serialize: (row) => withoutFloatNoise(serializeRow(row)),
+      };
     },
   };
 }

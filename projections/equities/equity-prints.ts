@@ -6,6 +6,7 @@ import { TableKeys, rowWrites } from '../../services/views/table';
 import { sessionDateAt, tradeSideOf } from '../enrich/enrich-print';
 import type { RedisOp } from '../runtime/atomic-apply';
 import type { Projection, SourceEvent } from '../runtime/projection';
+import { withFeed } from '../runtime/feed';
 import { withWarmTier } from '../runtime/warm-tier';
 
 /** The fields of a market.equity-prints event this view reads. */
@@ -68,15 +69,28 @@ const hotEquityPrintsProjection: Projection = {
   },
 };
 
-/** The tape with sessions older than the newest few kept as compact blocks (runtime/warm-tier.ts). */
-export const equityPrintsProjection: Projection = withWarmTier(hotEquityPrintsProjection, {
-  layout: EQUITY_PRINTS_LAYOUT,
-  rowsTopic: topicFor('equity-print')!.name,
-  sessionOf: (e) => {
-    const v = e.value as unknown as EquityPrintEvent;
-    return isSampledPrint(v) ? null : sessionDateAt(Number(v.time));
+/**
+ * The tape with sessions older than the newest few kept as compact blocks (runtime/warm-tier.ts),
+ * and its feed for the push streams (runtime/feed.ts).
+ */
+export const equityPrintsProjection: Projection = withFeed(
+  withWarmTier(hotEquityPrintsProjection, {
+    layout: EQUITY_PRINTS_LAYOUT,
+    rowsTopic: topicFor('equity-print')!.name,
+    sessionOf: (e) => {
+      const v = e.value as unknown as EquityPrintEvent;
+      return isSampledPrint(v) ? null : sessionDateAt(Number(v.time));
+    },
+  }),
+  {
+    layout: EQUITY_PRINTS_LAYOUT,
+    rowsTopic: topicFor('equity-print')!.name,
+    rowOf: (e) => {
+      const v = e.value as unknown as EquityPrintEvent;
+      return isSampledPrint(v) ? null : equityPrintRow(v);
+    },
   },
-});
+);
 
 /** A print of the history sample (services/domain/equity-prints.ts). */
 export function isSampledPrint(e: { conditions?: readonly string[] }): boolean {

@@ -4,6 +4,7 @@ import type { PartitionKeys } from '../../services/views/keys';
 import { NEWS_LAYOUT, NEWS_LAYOUT_FORMAT, NEWS_VIEW, idField, newsBodyKey, type NewsArticleEvent, type NewsRow } from '../../services/views/news';
 import { TableKeys, rowRemovals, rowWrites } from '../../services/views/table';
 import type { RedisOp } from '../runtime/atomic-apply';
+import { withFeed } from '../runtime/feed';
 import type { Projection, SourceEvent } from '../runtime/projection';
 
 function toRow(e: NewsArticleEvent): NewsRow {
@@ -22,7 +23,7 @@ function toRow(e: NewsArticleEvent): NewsRow {
  * removed before the new ones are added, so a replay or a duplicate delivery of the same article
  * leaves the view byte-identical.
  */
-export const newsProjection: Projection = {
+const newsTable: Projection = {
   view: NEWS_VIEW,
   format: NEWS_LAYOUT_FORMAT,
   topics: [topicFor('news')!],
@@ -53,3 +54,10 @@ export const newsProjection: Projection = {
     return ops;
   },
 };
+
+/** The articles and their feed for the push streams (runtime/feed.ts): a correction is a new entry. */
+export const newsProjection: Projection = withFeed(newsTable, {
+  layout: NEWS_LAYOUT,
+  rowsTopic: topicFor('news')!.name,
+  rowOf: (e) => toRow(e.value as unknown as NewsArticleEvent),
+});

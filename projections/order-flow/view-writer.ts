@@ -17,7 +17,9 @@ import {
   type OrderFlowKeys,
   type OrderFlowRow,
 } from '../../services/views/order-flow';
+import { feedAppend } from '../../services/views/feed';
 import type { RedisOp } from '../runtime/atomic-apply';
+import { feedTrimOf } from '../runtime/feed';
 import type { Projection, SourceEvent } from '../runtime/projection';
 import { withWarmTier } from '../runtime/warm-tier';
 
@@ -171,7 +173,13 @@ function groupBy<T>(items: Iterable<T>, keyOf: (t: T) => string): Map<string, T[
   return out;
 }
 
-async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>, events: SourceEvent[], k: OrderFlowKeys, redis: Redis): Promise<RedisOp[]> {
+async function projectRows<E extends OrderFlowCommon>(
+  spec: OrderFlowViewSpec<E>,
+  events: SourceEvent[],
+  keys: PartitionKeys,
+  k: OrderFlowKeys,
+  redis: Redis,
+): Promise<RedisOp[]> {
   // The last version of each rowKey in the chunk replaces what is stored.
   const latest = new Map<string, E>();
   for (const ev of events) {
@@ -180,7 +188,10 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
     latest.delete(e.rowKey);
     if (!spec.admits || spec.admits(e)) latest.set(e.rowKey, e);
   }
-  if (!latest.size) return [];
+  if (!latest.size) {
+    const trim = feedTrimOf(keys, events);
+    return trim ? [trim] : [];
+  }
   const bySession = groupBy(latest.values(), (e) => e.sessionDate);
   // One round trip: the contracts' open interest, the stored rows, then the statistics hashes
   // the chunk can count into (its sessions' and their tickers'; a version of a row never changes
@@ -197,6 +208,8 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
   const res = (await pipe.exec())!;
   const oi = openInterest.read(res);
   const w = new ChunkWriter(k);
+  // The stored form of each latest version, reused by the feed below.
+  const encodedOf = new Map<E, Buffer>();
   let i = openInterest.replies;
   for (const [d, es] of bySession) {
     const [err, stored] = res[i++] as [Error | null, (Buffer | null)[]];
@@ -204,6 +217,7 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
     es.forEach((e, j) => {
       const row = spec.toRow(e, oi.get(`${d}|${e.osi}`) ?? 0);
       const encoded = encodeRow(row);
+      encodedOf.set(e, encoded);
       if (spec.comprising) w.set(k.comprising(d), e.rowKey, spec.comprising(e));
       const was = stored[j];
       if (was !== null && was.equals(encoded)) return; // the same row again: nothing changes
@@ -216,7 +230,33 @@ async function projectRows<E extends OrderFlowCommon>(spec: OrderFlowViewSpec<E>
     if (err) throw err;
     storedCounters.set(key, vals);
   }
-  return w.finish(storedCounters);
+  return [...w.finish(storedCounters), ...feedOps(spec, events, keys, oi, encodedOf)];
+}
+
+/**
+ * Every version of every row of the chunk, in offset order, for the push streams' feed
+ * (services/views/feed.ts): earlier versions of a row within the chunk are entries too, so the
+ * feed does not depend on how events were cut into chunks. A version's open interest is the one
+ * its chunk saw (a later correction re-derives the stored row, not the feed).
+ */
+function feedOps<E extends OrderFlowCommon>(
+  spec: OrderFlowViewSpec<E>,
+  events: SourceEvent[],
+  keys: PartitionKeys,
+  oi: Map<string, number>,
+  encodedOf: Map<E, Buffer>,
+): RedisOp[] {
+  const ops: RedisOp[] = [];
+  for (const ev of events) {
+    if (ev.value === null) continue;
+    const e = ev.value as unknown as E;
+    if (spec.admits && !spec.admits(e)) continue;
+    const encoded = encodedOf.get(e) ?? encodeRow(spec.toRow(e, oi.get(`${e.sessionDate}|${e.osi}`) ?? 0));
+    ops.push(feedAppend(keys, ev.offset, e.sessionDate, e.rowKey, encoded));
+  }
+  const trim = feedTrimOf(keys, events);
+  if (trim) ops.push(trim);
+  return ops;
 }
 
 async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redis: Redis): Promise<RedisOp[]> {
@@ -334,7 +374,7 @@ function hotOrderFlowProjection<E extends OrderFlowCommon>(spec: OrderFlowViewSp
       const k = orderFlowKeys(keys);
       // A chunk holds events of one topic-partition.
       if (events[0].topic.endsWith(OPEN_INTEREST.name)) return projectOpenInterest(events, k, redis);
-      return projectRows(spec, events, k, redis);
+      return projectRows(spec, events, keys, k, redis);
     },
   };
 }

@@ -25,7 +25,7 @@ export const TEST_KEY_SECRET = 'test-secret-0123456789abcdef';
 export const UNLIMITED: QuotaSettings = { perUser: 1_000_000, perAddress: 1_000_000, windowMs: 60_000, burstPerUser: 0, burstWindowMs: 1_000 };
 
 export interface StartApiOptions extends Partial<
-  Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs'>
+  Pick<AppDeps, 'quota' | 'log' | 'endpoints' | 'metricsRegistry' | 'trustProxy' | 'responseCacheBytes' | 'viewCacheTtlMs' | 'streams'>
 > {
   /** The owner of the key created for the test (default w1/u1). */
   owner?: { workspace: string; user: string };
@@ -59,6 +59,7 @@ async function openApi(config: Config, opts: StartApiOptions): Promise<TestApi> 
     trustProxy: opts.trustProxy,
     responseCacheBytes: opts.responseCacheBytes,
     viewCacheTtlMs: opts.viewCacheTtlMs,
+    streams: opts.streams,
   });
   const server: Server = await new Promise((resolve) => {
     const s = configureServer(app.listen(0, '127.0.0.1', () => resolve(s)));
@@ -77,7 +78,10 @@ async function openApi(config: Config, opts: StartApiOptions): Promise<TestApi> 
       return readResponse(res);
     },
     async close() {
-      await new Promise((r) => server.close(r));
+      const closed = new Promise((r) => server.close(r));
+      // Push streams never end by themselves: closing the server ends them.
+      server.closeAllConnections();
+      await closed;
       revocations.stop();
       subscriber.disconnect();
       redis.disconnect();

@@ -79,6 +79,7 @@ export const equityPrints: EndpointDef = tableEndpoint<EquityPrintRow>({
   rowKeyPattern: /^[A-Za-z0-9._-]{1,64}$/,
   cursor: READABLE_CURSOR,
   rowSchema: ROW_SCHEMA,
+  streamable: true,
   filterSchema: {
     ...fragments.filter,
     properties: {

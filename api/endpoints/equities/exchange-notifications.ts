@@ -40,6 +40,7 @@ export const exchangeNotifications: EndpointDef = tableEndpoint<ExchangeNotifica
   rowKeyPattern: /^[A-Za-z0-9._-]{1,64}$/,
   cursor: READABLE_CURSOR,
   rowSchema: ROW_SCHEMA,
+  streamable: true,
   filterSchema: {
     ...fragments.filter,
     properties: {

@@ -72,6 +72,7 @@ export const newsArticles: EndpointDef = tableEndpoint<NewsDoc>({
   rowKeyPattern: /^\d{16}$/,
   cursor: NEWS_CURSOR,
   rowSchema: NEWS_ROW_SCHEMA,
+  streamable: true,
   projectionNote: 'Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes.',
   filterSchema: {
     ...fragments.filter,

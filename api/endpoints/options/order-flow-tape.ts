@@ -158,6 +158,8 @@ export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): En
     defaultSort: { field: 'TRADE_TIME', descending: true },
     rowKeyPattern: CURSOR_ROW_KEY,
     rowSchema: o.rowSchema,
+    streamable: true,
+    notStreamed: ['includeStatistics'],
     filterSchema: o.filterSchema,
     projectionNote: `Keep only these fields: ${projectable.join(', ')}. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes.`,
     requestExtras: {
