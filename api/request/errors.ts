@@ -1,6 +1,6 @@
 import { requestLog } from './request-log';
 import type { NextFunction, Request, Response } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { Logger } from '../../services/log';
 import { Problem, internal, invalid, unavailable } from './problem';
 

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { createRedis } from '../../services/redis/client';
 import { sessionBounds } from '../../services/domain/calendar';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
