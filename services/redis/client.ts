@@ -62,7 +62,7 @@ function clusterClient(nodes: { host: string; port: number }[], options: Constru
     define(name, definition);
   };
   const native = cluster.pipeline.bind(cluster);
-  cluster.pipeline = () => slotPipeline(() => native(), scripts);
+  cluster.pipeline = () => slotPipeline(cluster, () => native(), scripts);
   return cluster;
 }
 

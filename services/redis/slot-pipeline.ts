@@ -1,14 +1,15 @@
 import { exists as isBuiltin, getKeyIndexes } from '@ioredis/commands';
 import calculateSlot from 'cluster-key-slot';
-import type { ChainableCommander, Command } from 'ioredis';
+import type { ChainableCommander, Cluster, Command } from 'ioredis';
 
 /**
- * ioredis sends a Redis Cluster pipeline to one node and refuses one whose keys lie in more than
- * one slot. The API's reads are scatter reads: one pipeline over the keys of every partition (each
- * partition is one hash tag, so one slot). This pipeline takes any commands, runs one ioredis
- * pipeline per slot side by side, and answers in the order the commands were given, as one
- * pipeline would. A command's own keys must still share a slot (CROSSSLOT otherwise), which the
- * key layout guarantees for every multi-key command the service issues.
+ * ioredis sends a Redis Cluster pipeline to one node and refuses one whose keys lie on more than
+ * one. The API's reads are scatter reads: one pipeline over the keys of every partition (each
+ * partition is one hash tag, so one slot), which a cluster spreads over its masters. This pipeline
+ * takes any commands, runs one ioredis pipeline per node side by side (ioredis follows MOVED/ASK
+ * in each), and answers in the order the commands were given, as one pipeline would. A command's
+ * own keys must still share a slot (CROSSSLOT otherwise), which the key layout guarantees for
+ * every multi-key command the service issues.
  */
 
 type Queued = { name: string; args: unknown[] } | { command: Command };
@@ -39,20 +40,23 @@ function replay(pipeline: ChainableCommander, q: Queued): void {
   (pipeline as unknown as Record<string, (...a: unknown[]) => unknown>)[q.name]!(...q.args);
 }
 
-export function slotPipeline(native: () => ChainableCommander, scripts: ScriptKeys): ChainableCommander {
+export function slotPipeline(cluster: Cluster, native: () => ChainableCommander, scripts: ScriptKeys): ChainableCommander {
   const queue: Queued[] = [];
   const exec = async (): Promise<[Error | null, unknown][]> => {
-    const bySlot = new Map<number, number[]>();
+    // By the nodes serving the slot, as ioredis's own auto-pipelining groups (by slot until the
+    // slot map is known); commands without a key go with the first group.
+    const byNode = new Map<string, number[]>();
     queue.forEach((q, i) => {
       const key = firstKey(q, scripts);
       const slot = key === undefined ? -1 : calculateSlot(key);
-      const list = bySlot.get(slot);
+      const group = slot < 0 ? '' : (cluster.slots[slot]?.join(',') ?? `slot ${slot}`);
+      const list = byNode.get(group) ?? (group === '' ? byNode.values().next().value : undefined);
       if (list) list.push(i);
-      else bySlot.set(slot, [i]);
+      else byNode.set(group, [i]);
     });
     const out: [Error | null, unknown][] = new Array(queue.length);
     await Promise.all(
-      [...bySlot.values()].map(async (indexes) => {
+      [...byNode.values()].map(async (indexes) => {
         const p = native();
         for (const i of indexes) replay(p, queue[i]!);
         const results = (await p.exec()) ?? [];
@@ -61,9 +65,22 @@ export function slotPipeline(native: () => ChainableCommander, scripts: ScriptKe
     );
     return out;
   };
+  // Properties assigned on the pipeline (a wrapper around one of its methods) win, as on ioredis's.
+  const assigned = new Map<string | symbol, unknown>();
   const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
+    set(_, prop, value) {
+      assigned.set(prop, value);
+      return true;
+    },
     get(_, prop) {
-      if (prop === 'exec') return exec;
+      if (assigned.has(prop)) return assigned.get(prop);
+      // ioredis's auto-pipelining builds its batches with client.pipeline() and a callback.
+      if (prop === 'exec')
+        return (callback?: (err: Error | null, results?: [Error | null, unknown][]) => void) => {
+          const done = exec();
+          if (callback) done.then((r) => callback(null, r), callback);
+          return done;
+        };
       if (prop === 'length') return queue.length;
       if (prop === 'then') return undefined; // not a promise: `await pipeline` must not call exec
       if (prop === 'sendCommand') {
