@@ -1,6 +1,6 @@
 import express, { NextFunction, Request, Response } from 'express';
 import type { Server } from 'http';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../services/redis/client';
 import { Registry } from 'prom-client';
 import type { ApiKeyStore } from '../services/auth/api-keys';
 import type { Logger } from '../services/log';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { pointerKey } from '../../services/views/keys';
 
 export interface Readiness {

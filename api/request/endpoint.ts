@@ -1,5 +1,5 @@
 import type { Request, Response, Router, NextFunction } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { Logger } from '../../services/log';
 import type { ViewPointers } from '../views/pointer';
 import { methodGuardFor } from './methods';

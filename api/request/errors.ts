@@ -1,6 +1,6 @@
 import { requestLog } from './request-log';
 import type { NextFunction, Request, Response } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { Logger } from '../../services/log';
 import { Problem, internal, invalid, unavailable } from './problem';
 
@@ -10,7 +10,11 @@ export const BODY_LIMIT = '64kb';
 function isRedisDown(err: unknown, stores: readonly Redis[]): boolean {
   if (stores.some((r) => r.status !== 'ready')) return true;
   const msg = (err as Error)?.message ?? '';
-  return /Connection is closed|ECONNREFUSED|Stream isn't writeable|MaxRetriesPerRequest/i.test(msg);
+  // The second line: a Redis Cluster between a master's failure and its replica's promotion.
+  return (
+    /Connection is closed|ECONNREFUSED|Stream isn't writeable|MaxRetriesPerRequest/i.test(msg) ||
+    /^(CLUSTERDOWN|TRYAGAIN|LOADING|MASTERDOWN)|Cluster isn't ready|Failed to refresh slots cache|Too many Cluster redirections/i.test(msg)
+  );
 }
 
 /**

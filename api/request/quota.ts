@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { Problem } from './problem';
 import { rateLimitHeaders } from './rate-limit-headers';
 import { SlidingWindow, WindowDecision, WindowRule, ceilSeconds } from './sliding-window';

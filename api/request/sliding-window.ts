@@ -1,5 +1,5 @@
 import crypto from 'crypto';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 
 /**
  * A sliding-window request counter in Redis: one sorted set per bucket whose members are the

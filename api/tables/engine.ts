@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { PartitionKeys } from '../../services/views/keys';
 import { compareKeys, encodeSortKey, indexMember, parseIndexMember } from '../../services/views/sort-keys';
 import { TableKeys, type TableLayout } from '../../services/views/table';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import type { TableLayout } from '../../services/views/table';
 import { WARM_BLOCK_ROWS, WarmKeys, blocksHolding, decodeMeta, unpackBlock, unpackCompanion, type BlockMeta } from '../../services/views/warm-tier';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { LRUCache } from 'lru-cache';
 import { pointerKey } from '../../services/views/keys';
 

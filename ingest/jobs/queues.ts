@@ -1,4 +1,6 @@
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
+import { Cluster } from 'ioredis';
+import { parseRedisClusterUrl } from '../../services/redis/cluster-url';
 import type { Config } from '../../services/config';
 import type { ProfileName } from '../simulator/profiles';
 import type { Level } from '../produce/session-producer';
@@ -26,26 +28,45 @@ export const JOB_OPTIONS = {
 } as const;
 
 export function bullConnection(config: Config): ConnectionOptions {
+  // BullMQ's blocking commands must wait through Redis outages rather than fail.
+  const seeds = parseRedisClusterUrl(config.redisUrl);
+  if (seeds) return new Cluster(seeds.nodes, { redisOptions: { password: seeds.password, maxRetriesPerRequest: null } });
   const u = new URL(config.redisUrl);
   return {
     host: u.hostname,
     port: Number(u.port || 6379),
     password: u.password || undefined,
     db: u.pathname && u.pathname !== '/' ? Number(u.pathname.slice(1)) : 0,
-    // BullMQ's blocking commands must wait through Redis outages rather than fail.
     maxRetriesPerRequest: null,
   };
 }
 
-/** BullMQ keys live under the deployment's key prefix, like every other key of the service. */
+/**
+ * BullMQ keys live under the deployment's key prefix, like every other key of the service. The
+ * prefix is a hash tag: a queue's scripts touch several of its keys at once, which a Redis Cluster
+ * allows only within one slot.
+ */
 export function bullPrefix(config: Config): string {
-  return `${config.keyPrefix}:bull`;
+  return `{${config.keyPrefix}:bull}`;
 }
 
 export function openQueue(config: Config, name: string): Queue {
-  return new Queue(name, { connection: bullConnection(config), prefix: bullPrefix(config), defaultJobOptions: JOB_OPTIONS });
+  const connection = bullConnection(config);
+  return closingConnection(new Queue(name, { connection, prefix: bullPrefix(config), defaultJobOptions: JOB_OPTIONS }), connection);
 }
 
 export function openQueueEvents(config: Config, name: string): QueueEvents {
-  return new QueueEvents(name, { connection: bullConnection(config), prefix: bullPrefix(config) });
+  const connection = bullConnection(config);
+  return closingConnection(new QueueEvents(name, { connection, prefix: bullPrefix(config) }), connection);
+}
+
+/** BullMQ leaves a connection it was given as an instance (a cluster's) open: close it with its owner. */
+function closingConnection<T extends { close(): Promise<void> }>(owner: T, connection: ConnectionOptions): T {
+  if (!(connection instanceof Cluster)) return owner;
+  const close = owner.close.bind(owner);
+  owner.close = async () => {
+    await close();
+    connection.disconnect();
+  };
+  return owner;
 }

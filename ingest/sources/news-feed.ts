@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor } from '../../schemas/catalog';
 import type { EventProducer } from '../../services/kafka/producer';
 import type { Logger } from '../../services/log';

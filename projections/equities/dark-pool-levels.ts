@@ -1,7 +1,7 @@
 import { topicFor } from '../../schemas/catalog';
 import { sessionDateOf } from '../../services/domain/calendar';
 import type { PartitionKeys } from '../../services/views/keys';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import {
   DARK_POOL_LEVELS_FORMAT,
   DARK_POOL_LEVELS_VIEW,

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor } from '../../schemas/catalog';
 import type { PartitionKeys } from '../../services/views/keys';
 import { addBars, addPrice, barEvents, decodeBars, encodeBars, priceBarsSuffix, type SessionBars } from '../../services/views/equities/price-bars';

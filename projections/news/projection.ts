@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor } from '../../schemas/catalog';
 import type { PartitionKeys } from '../../services/views/keys';
 import { NEWS_LAYOUT, NEWS_LAYOUT_FORMAT, NEWS_VIEW, idField, newsBodyKey, type NewsArticleEvent, type NewsRow } from '../../services/views/news';

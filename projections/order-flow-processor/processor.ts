@@ -1,5 +1,5 @@
 import { CompressionTypes, Partitioners, type Admin, type Consumer, type EachBatchPayload, type Kafka, type Message, type Producer } from 'kafkajs';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { MARKET_PARTITIONS, topicFor, topicName } from '../../schemas/catalog';
 import type { OptionPrint } from '../../services/domain/order-flow';

@@ -1,5 +1,5 @@
 import crypto from 'crypto';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { schemaText, topicFor } from '../../schemas/catalog';
 import { partitionTag } from '../../services/views/keys';
 import { Consolidator } from './consolidate';

@@ -1,4 +1,5 @@
-import type { ChainableCommander, default as Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor, type TopicSpec } from '../../schemas/catalog';
 import { openInterestFlags, type OrderFlowCommon } from '../../services/domain/order-flow';
 import type { PartitionKeys } from '../../services/views/keys';

@@ -1,4 +1,6 @@
-import type { Command, default as Redis } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import type { Command, default as IORedis } from 'ioredis';
+import { isCluster, type RedisClient as Redis } from '../../services/redis/client';
 import { RespBatch } from '../../services/redis/encoded-command';
 
 /**
@@ -67,35 +69,51 @@ export interface ApplyResult {
 }
 
 interface ConnectionPool {
-  idle: Redis[];
+  idle: IORedis[];
   closed: boolean;
 }
 /**
- * Idle transaction connections, by the client they were duplicated from (WATCH state belongs to
- * a connection, so each apply in flight holds one). They close when that client ends.
+ * Idle transaction connections, by the client they were duplicated from and the server they
+ * reach (WATCH state belongs to a connection, so each apply in flight holds one). On a Redis
+ * Cluster a transaction runs on a connection to the master of its key's slot: the partition's
+ * hash tag puts every key of the transaction there. They close when that client ends.
  */
-const pools = new WeakMap<Redis, ConnectionPool>();
+const pools = new WeakMap<Redis, Map<string, ConnectionPool>>();
 
-function poolOf(redis: Redis): ConnectionPool {
-  let pool = pools.get(redis);
-  if (!pool) {
-    const p: ConnectionPool = (pool = { idle: [], closed: false });
-    pools.set(redis, p);
+function poolOf(redis: Redis, node: string): ConnectionPool {
+  let byNode = pools.get(redis);
+  if (!byNode) {
+    const m = (byNode = new Map());
+    pools.set(redis, m);
     redis.once('end', () => {
-      p.closed = true;
-      for (const c of p.idle.splice(0)) c.disconnect();
+      for (const p of m.values()) {
+        p.closed = true;
+        for (const c of p.idle.splice(0)) c.disconnect();
+      }
     });
   }
+  let pool = byNode.get(node);
+  if (!pool) byNode.set(node, (pool = { idle: [], closed: false }));
   return pool;
 }
 
-async function withTransactionConnection<T>(redis: Redis, run: (c: Redis) => Promise<T>): Promise<T> {
-  const pool = poolOf(redis);
+/** The server a transaction on `key` runs on: the client itself, or the master of its slot. */
+function transactionServer(redis: Redis, key: string): { node: string; server: IORedis } {
+  if (!isCluster(redis)) return { node: '', server: redis };
+  const node = redis.slots[calculateSlot(key)]?.[0];
+  const server = node === undefined ? undefined : redis.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === node);
+  if (!server) throw new Error(`no master known for the slot of ${key} (cluster not ready)`);
+  return { node, server };
+}
+
+async function withTransactionConnection<T>(redis: Redis, key: string, run: (c: IORedis) => Promise<T>): Promise<T> {
+  const { node, server } = transactionServer(redis, key);
+  const pool = poolOf(redis, node);
   if (pool.closed) throw new Error('Connection is closed.');
   let c = pool.idle.pop();
   if (!c || c.status !== 'ready') {
     c?.disconnect();
-    c = redis.duplicate({ lazyConnect: true, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, enableAutoPipelining: false });
+    c = server.duplicate({ lazyConnect: true, enableOfflineQueue: false, autoResendUnfulfilledCommands: false, enableAutoPipelining: false });
     // Errors reach the caller through the failed command; the event only must not go unhandled.
     c.on('error', () => {});
     try {
@@ -152,7 +170,7 @@ export async function applyAtomically(
   others: readonly [topic: string, applied: number][] = [],
 ): Promise<ApplyResult> {
   ops = coalesceOps(ops);
-  return withTransactionConnection<ApplyResult>(redis, async (c) => {
+  return withTransactionConnection<ApplyResult>(redis, offsetsKey, async (c) => {
     const [[watchErr], [readErr, stored]] = (await c
       .pipeline()
       .watch(offsetsKey)
@@ -225,7 +243,7 @@ export async function readConsumedOffset(redis: Redis, offsetsKey: string, topic
  * nothing. Returns whether the writes were applied; on false the caller reads again and retries.
  */
 export async function applyIfUnchanged(redis: Redis, watched: readonly string[], build: (c: Redis) => Promise<RedisOp[] | null>): Promise<boolean> {
-  return withTransactionConnection<boolean>(redis, async (c) => {
+  return withTransactionConnection<boolean>(redis, watched[0]!, async (c) => {
     await c.watch(...watched);
     const ops = await build(c);
     if (ops === null) {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { TopicSpec } from '../../schemas/catalog';
 import type { PartitionKeys } from '../../services/views/keys';
 import type { RedisOp } from './atomic-apply';

@@ -1,5 +1,5 @@
 import type { Batch, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { topicName } from '../../schemas/catalog';
 import { WireDecoder } from '../../services/kafka/encoding';

@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type Redis from 'ioredis';
+import { scanKeys, unlinkKeys, type RedisClient as Redis } from '../../services/redis/client';
 import { PartitionKeys, pointerKey, versionPattern } from '../../services/views/keys';
 import { readConsumedOffset } from './atomic-apply';
 
@@ -20,13 +20,10 @@ export async function flipVersion(redis: Redis, prefix: string, view: string, fr
 
 /** Deletes every key of one version (SCAN + UNLINK, so Redis never blocks on a large view). */
 export async function dropVersion(redis: Redis, prefix: string, view: string, version: number): Promise<number> {
-  let cursor = '0';
   let dropped = 0;
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', versionPattern(prefix, view, version), 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) dropped += await redis.unlink(...keys);
-  } while (cursor !== '0');
+  await scanKeys(redis, versionPattern(prefix, view, version), async (keys) => {
+    dropped += await unlinkKeys(redis, keys);
+  });
   return dropped;
 }
 

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import type { Logger } from '../../services/log';
 import { PartitionKeys, formatKey, pointerKey } from '../../services/views/keys';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor } from '../../schemas/catalog';
 import { fromDayNumber, nyLocalToEpochMs, sessionDateOf, toDayNumber } from '../../services/domain/calendar';
 import { parseOsi } from '../../services/domain/osi';

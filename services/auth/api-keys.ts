@@ -1,5 +1,5 @@
 import crypto from 'crypto';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../redis/client';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -91,18 +91,17 @@ export class ApiKeyStore {
     const id = `key_${randomBase62(12)}`;
     const hash = this.hash(key);
     const record: ApiKeyRecord = { id, ...owner, createdTime: Date.now(), lastUsedTime: null, revoked: false };
-    await this.redis
-      .multi()
-      .hset(this.recordKey(id), {
-        workspace: owner.workspace,
-        user: owner.user,
-        label: owner.label,
-        createdTime: String(record.createdTime),
-        revoked: '0',
-        hash,
-      })
-      .hset(this.indexKey, hash, id)
-      .exec();
+    // The record, then its index entry: two slots on a Redis Cluster, so not one transaction. A
+    // failure between them leaves a record no key reaches, and the key is never handed out.
+    await this.redis.hset(this.recordKey(id), {
+      workspace: owner.workspace,
+      user: owner.user,
+      label: owner.label,
+      createdTime: String(record.createdTime),
+      revoked: '0',
+      hash,
+    });
+    await this.redis.hset(this.indexKey, hash, id);
     return { key, record };
   }
 

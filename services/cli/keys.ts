@@ -1,9 +1,9 @@
 import fs from 'fs';
 import path from 'path';
 import { parseArgs } from 'util';
-import Redis from 'ioredis';
 import { ApiKeyRecord, ApiKeyStore } from '../auth/api-keys';
 import { loadKeySecret } from '../auth/secret';
+import { createRedis, redisReady } from '../redis/client';
 import { withConnectionFile } from '../stack/connection-file';
 import { defaultDataDir } from '../stack/paths';
 import { DEV_PORTS } from '../stack/stack';
@@ -109,11 +109,10 @@ async function main(): Promise<void> {
   // The running `npm start` stack's connection and key prefix, unless the environment names one.
   const env = withConnectionFile(process.env, dataDir);
   const url = localRedisUrl(dataDir, env);
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null, connectTimeout: 5_000 });
-  redis.on('error', () => {}); // reported below, once
+  const redis = createRedis(url, undefined, { failFast: true }); // a failure is reported below, once
   try {
     try {
-      await redis.connect();
+      await redisReady(redis, 5_000);
     } catch (err) {
       throw new Error(`cannot reach Redis at ${url} (${(err as Error).message}); start the stack (npm start, or npm run stack -- up) or set REDIS_URL`, {
         cause: err,

@@ -17,7 +17,7 @@ import type Redis from 'ioredis';
 import { loadConfig } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import { MARKET_PARTITIONS, TOPICS, topicName } from '../../schemas/catalog';
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   await admin.disconnect();
 
   // 2. Views' memory.
-  const redis = createRedis(config.viewsRedisUrl);
+  const redis = createSingleRedis(config.viewsRedisUrl);
   const market = marketFor(42, 'dev');
   const history: SimEvent[] = [];
   for (let i = end; i > end - 30; i--) history.push(...allEvents(market.session(TRADING_DAYS[i], 'daily')).filter((e) => e.type === 'equity-print'));

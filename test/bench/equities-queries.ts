@@ -20,7 +20,7 @@ import path from 'path';
 import { parseArgs } from 'util';
 import { Pool } from 'pg';
 import { loadConfig } from '../../services/config';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { startApi } from '../support/http';
 import { equitiesQueries, loadEquities } from './cases/equities';
 import { pgbenchLoad, wrkLoad, type LoadResult } from './load-drivers';
@@ -43,7 +43,7 @@ const PROFILE = values.profile!;
 
 async function main(): Promise<void> {
   const config = { ...loadConfig(process.env), keyPrefix: `bencheq${Date.now().toString(36)}`, logLevel: 'warn' as const };
-  const redis = createRedis(config.viewsRedisUrl);
+  const redis = createSingleRedis(config.viewsRedisUrl);
   const pool = new Pool({ connectionString: PG_URL, max: 4 });
   const T = `bench_eq_${Date.now().toString(36)}`;
   const data = await loadEquities(redis, config.keyPrefix, pool, T, DATE);

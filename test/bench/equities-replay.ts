@@ -18,7 +18,7 @@ import fs from 'fs';
 import path from 'path';
 import { parseArgs } from 'util';
 import type Redis from 'ioredis';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { partitionOf } from '../../services/kafka/partition';
 import { PartitionKeys } from '../../services/views/keys';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     options: { runs: { type: 'string', default: '3' }, sessions: { type: 'string', default: '1' }, only: { type: 'string' } },
   });
   const runs = Number(values.runs);
-  const redis = createRedis(process.env.VIEWS_REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = createSingleRedis(process.env.VIEWS_REDIS_URL ?? 'redis://127.0.0.1:6379');
   const market = marketFor(42, 'dev');
   const end = dayIndex('2026-11-19') - 1;
   const events: SimEvent[] = [];

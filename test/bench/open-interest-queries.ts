@@ -21,7 +21,7 @@ import fs from 'fs';
 import path from 'path';
 import { Pool } from 'pg';
 import { loadConfig } from '../../services/config';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { formatKey, pointerKey } from '../../services/views/keys';
 import { OPEN_INTEREST_FORMAT, OPEN_INTEREST_VIEW } from '../../services/views/open-interest';
 import { repoRoot } from '../../services/stack/paths';
@@ -45,8 +45,8 @@ const SECRET = 'open-interest-bench-secret';
 const PREFIX = `bench-oi-${Date.now().toString(36)}`;
 
 const config = loadConfig();
-const redis = createRedis(config.viewsRedisUrl);
-const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
+const redis = createSingleRedis(config.viewsRedisUrl);
+const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createSingleRedis(config.redisUrl);
 
 async function main(): Promise<void> {
   const history = devHistory(SESSIONS);

@@ -27,7 +27,7 @@ import { Pool as HttpPool } from 'undici';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { loadConfig } from '../../services/config';
 import { configEnv } from '../support/pipeline';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { processCpuSeconds, redisCpu } from '../support/cpu';
@@ -68,8 +68,8 @@ const SECRET = 'order-flow-bench-secret';
 
 const config = loadConfig();
 // The views' Redis (VIEWS_REDIS_URL, else REDIS_URL); the benchmark's API key goes to REDIS_URL.
-const redis = createRedis(config.viewsRedisUrl);
-const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createRedis(config.redisUrl);
+const redis = createSingleRedis(config.viewsRedisUrl);
+const keysRedis = config.viewsRedisUrl === config.redisUrl ? redis : createSingleRedis(config.redisUrl);
 
 // --- load generation -------------------------------------------------------------------------
 

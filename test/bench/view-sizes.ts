@@ -17,7 +17,7 @@ import { PROJECTIONS } from '../../projections/registry';
 import { topicName } from '../../schemas/catalog';
 import { loadConfig } from '../../services/config';
 import { createKafka } from '../../services/kafka/clients';
-import { createRedis } from '../../services/redis/client';
+import { createSingleRedis } from '../../services/redis/client';
 import { repoRoot } from '../../services/stack/paths';
 import type Redis from 'ioredis';
 import { PartitionKeys, pointerKey } from '../../services/views/keys';
@@ -44,7 +44,7 @@ export function keyFamily(suffix: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const redis = createRedis(config.viewsRedisUrl);
+  const redis = createSingleRedis(config.viewsRedisUrl);
   const admin = createKafka(config, 'view-sizes').admin();
   await admin.connect();
   const out: Record<string, unknown> = {

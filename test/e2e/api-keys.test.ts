@@ -2,10 +2,9 @@ import crypto from 'crypto';
 import fs from 'fs';
 import os from 'os';
 import path from 'path';
-import Redis from 'ioredis';
 import { ApiKeyStore, LAST_USED_RESOLUTION_MS } from '../../services/auth/api-keys';
 import { ensureDevKey } from '../../services/auth/dev-key';
-import { createRedis, redisReady } from '../../services/redis/client';
+import { createRedis, redisReady, type RedisClient as Redis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
 import { TEST_KEY_SECRET, TestApi, startApi } from '../support/http';
 import { spawnTs } from '../support/pipeline';
@@ -97,9 +96,10 @@ describe('the keys CLI', () => {
       expect(await store.verify(a.key)).toMatchObject({ id: a.record.id, user: 'fay' });
       expect(await store.verify(b.key)).toMatchObject({ id: b.record.id });
       const sent: string[] = [];
-      const spy = jest.spyOn(keysRedis, 'sendCommand').mockImplementation(function (this: Redis, cmd, ...rest) {
+      const send = keysRedis.sendCommand.bind(keysRedis);
+      const spy = jest.spyOn(keysRedis, 'sendCommand').mockImplementation((cmd, ...rest) => {
         sent.push(cmd.name);
-        return Redis.prototype.sendCommand.call(this, cmd, ...rest);
+        return send(cmd, ...rest);
       });
       try {
         for (let i = 0; i < 5; i++) expect(await store.verify(a.key)).toMatchObject({ id: a.record.id });
@@ -133,7 +133,7 @@ describe('the keys CLI', () => {
       // never heard, so the cached record must not be trusted any more.
       const closed = new Promise((r) => subscriber.once('close', r));
       const reconnected = new Promise((r) => subscriber.once('ready', r));
-      subscriber.stream.destroy();
+      subscriber.disconnect(true); // and reconnect, as after a network cut
       await closed;
       await redis.hset(`${config.keyPrefix}:apikey:${a.record.id}`, 'revoked', '1'); // no announcement
       expect(await store.verify(a.key)).toBeNull();

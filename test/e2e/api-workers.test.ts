@@ -1,5 +1,5 @@
 import { execFileSync } from 'child_process';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { createRedis, redisReady } from '../../services/redis/client';
 import { testConfig, waitFor } from '../support/env';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Admin } from 'kafkajs';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { marketFor } from '../../ingest/produce/session-producer';
 import { OrderFlowPartition, UNKNOWN_REFERENCE, type ReferenceData } from '../../projections/order-flow-processor/partition-state';
 import { caughtUp, viewLag } from '../../projections/runtime/versions';

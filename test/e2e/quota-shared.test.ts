@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { ApiKeyStore } from '../../services/auth/api-keys';
 import { createRedis, redisReady } from '../../services/redis/client';
 import { testConfig } from '../support/env';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { DEFAULT_QUOTA, QuotaSettings } from '../../api/request/quota';
 import { createRedis, redisReady } from '../../services/redis/client';
 import { testConfig } from '../support/env';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type IORedis from 'ioredis';
 import { applyAtomically, readAppliedOffset, readAppliedOffsets, type RedisOp } from '../../projections/runtime/atomic-apply';
 import { createRedis } from '../../services/redis/client';
 import { testConfig } from '../support/env';
@@ -100,8 +100,8 @@ describe('applyAtomically', () => {
     // topic-e to the same partition.
     const racing = withOverrides(redis, (prop) =>
       prop === 'duplicate'
-        ? (...args: Parameters<Redis['duplicate']>) => {
-            const c = redis.duplicate(...args);
+        ? (...args: Parameters<IORedis['duplicate']>) => {
+            const c = (redis as IORedis).duplicate(...args);
             return withOverrides(c, (p) =>
               p === 'multi'
                 ? () => {

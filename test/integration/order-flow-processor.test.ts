@@ -1,6 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import net from 'net';
-import Redis from 'ioredis';
+import { createRedis, scanKeys, unlinkKeys, type RedisClient as Redis } from '../../services/redis/client';
 import { ChunkWriter } from '../../ingest/produce/chunk-writer';
 import { marketFor } from '../../ingest/produce/session-producer';
 import type { SimEvent } from '../../ingest/simulator/events';
@@ -123,7 +123,7 @@ async function openScenario(name: string): Promise<Scenario> {
   const source = await readComplete(kafka, topicName(printSpec, config.topicPrefix), EVENTS.prints.length);
   const admin = kafka.admin();
   await admin.connect();
-  const redis = new Redis(config.viewsRedisUrl);
+  const redis = createRedis(config.viewsRedisUrl);
   const env = { ...configEnv(config), LOG_LEVEL: 'info', MDQ_PROCESSOR_SESSION_TIMEOUT_MS: '6000' };
   return {
     config,
@@ -263,15 +263,9 @@ async function expectStateExact(s: Scenario): Promise<void> {
 }
 
 async function deleteState(s: Scenario): Promise<number> {
-  const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await s.redis.scan(cursor, 'MATCH', `${s.config.keyPrefix}:proc:order-flow:*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
-  if (keys.length) await s.redis.del(...keys);
-  return keys.length;
+  let n = 0;
+  await scanKeys(s.redis, `${s.config.keyPrefix}:proc:order-flow:*`, async (keys) => void (n += await unlinkKeys(s.redis, keys)));
+  return n;
 }
 
 describe('order-flow processor', () => {

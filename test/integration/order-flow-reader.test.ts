@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { createRedis } from '../../services/redis/client';
 import { sessionBounds } from '../../services/domain/calendar';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
@@ -257,12 +257,13 @@ describe('paging: every plan equals brute force', () => {
       const pipeline = redis.pipeline.bind(redis);
       const spy = jest.spyOn(redis, 'pipeline').mockImplementation(((...a: []) => {
         const p = pipeline(...a);
-        const exec = p.exec.bind(p);
-        p.exec = ((cb?: never) => {
-          for (const cmd of (p as unknown as { _queue: { name: string }[] })._queue)
-            if (cmd.name === 'zcard' || cmd.name === 'zlexcount') counts.push(cmd.name);
-          return exec(cb);
-        }) as typeof p.exec;
+        for (const name of ['zcard', 'zlexcount'] as const) {
+          const send = p[name].bind(p) as (...args: unknown[]) => typeof p;
+          p[name] = ((...args: unknown[]) => {
+            counts.push(name);
+            return send(...args);
+          }) as never;
+        }
         return p;
       }) as typeof redis.pipeline);
       const seen: string[] = [];

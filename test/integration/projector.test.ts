@@ -1,10 +1,11 @@
+import type { default as IORedis, NodeRole } from 'ioredis';
 import { idField } from '../../services/views/news';
 import { ALL_SUFFIX, DOC_SUFFIX, indexMember, newsKeys } from '../support/news-layout';
 import { PartitionKeys, formatKey, pointerKey } from '../../services/views/keys';
 import { groupId } from '../../projections/runtime/runner';
 import { dropVersion } from '../../projections/runtime/versions';
 import pino from 'pino';
-import type Redis from 'ioredis';
+import { isCluster, type RedisClient as Redis } from '../../services/redis/client';
 import { ChunkWriter } from '../../ingest/produce/chunk-writer';
 import { ViewProjector } from '../../projections/runtime/view-projector';
 import { newsProjection } from '../../projections/news/projection';
@@ -213,7 +214,7 @@ describe('a batch whose apply fails', () => {
           return typeof v === 'function' ? v.bind(t) : v;
         },
       });
-    const flakyConnection = (c: Redis): Redis =>
+    const flakyConnection = (c: IORedis): IORedis =>
       passThrough(c, (prop) =>
         prop === 'multi'
           ? () => {
@@ -222,9 +223,15 @@ describe('a batch whose apply fails', () => {
             }
           : undefined,
       );
-    const flaky = passThrough(pipe.redis, (prop) =>
-      prop === 'duplicate' ? (...args: Parameters<Redis['duplicate']>) => flakyConnection(pipe.redis.duplicate(...args)) : undefined,
-    );
+    const flakyDuplicates = (server: IORedis): IORedis =>
+      passThrough(server, (prop) =>
+        prop === 'duplicate' ? (...args: Parameters<IORedis['duplicate']>) => flakyConnection(server.duplicate(...args)) : undefined,
+      );
+    // On a Redis Cluster, transaction connections are duplicated from the master of their slot.
+    const cluster = pipe.redis;
+    const flaky: Redis = isCluster(cluster)
+      ? passThrough(cluster, (prop) => (prop === 'nodes' ? (role?: NodeRole) => cluster.nodes(role).map(flakyDuplicates) : undefined))
+      : flakyDuplicates(cluster);
     const errors: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void errors.push(JSON.parse(line).msg) });
     const projector = new ViewProjector({

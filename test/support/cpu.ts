@@ -1,5 +1,5 @@
 import fs from 'fs';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 
 /**
  * CPU accounting for the benchmarks: of a process (Linux /proc) and of Redis (INFO), so that a

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { topicFor } from '../../schemas/catalog';
 import { latestCompletedSession, previousTradingDay } from '../../services/domain/calendar';
 import { PartitionKeys } from '../../services/views/keys';

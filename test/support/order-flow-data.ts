@@ -1,5 +1,5 @@
 import { v5 as uuidV5 } from 'uuid';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { MARKET_PARTITIONS, topicFor, type TopicSpec } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
 import { sessionBounds } from '../../services/domain/calendar';

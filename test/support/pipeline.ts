@@ -1,11 +1,10 @@
 import { ChildProcess, spawn } from 'child_process';
-import type Redis from 'ioredis';
 import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { createLogger, type Logger } from '../../services/log';
-import { createRedis } from '../../services/redis/client';
+import { createRedis, scanKeys, type RedisClient as Redis } from '../../services/redis/client';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
@@ -108,12 +107,7 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
 export async function snapshotView(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
   const base = `${prefix}:${view}:v${version}:`;
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${base}*`, 'COUNT', 1000);
-    cursor = next;
-    keys.push(...batch);
-  } while (cursor !== '0');
+  await scanKeys(redis, `${base}*`, async (batch) => void keys.push(...batch));
   keys.sort();
   // Pipelined in batches: one round trip per thousand keys rather than two per key.
   const out: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { ViewPointers } from '../../api/views/pointer';
 
 describe('ViewPointers.value (a derived value cached for the pointer TTL)', () => {

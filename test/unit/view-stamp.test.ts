@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { viewStamp } from '../../api/tables/view-state';
 
 /** A stand-in for the one call viewStamp makes: a pipeline of HGETALLs of the partitions' offsets. */

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../../services/redis/client';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { fromDayNumber, nyLocalToEpochMs, toDayNumber } from '../../../services/domain/calendar';
 import { partitionOf } from '../../../services/kafka/partition';

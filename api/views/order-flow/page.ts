@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../../services/redis/client';
 import { SORT_INDEXES, type OrderFlowRow } from '../../../services/views/order-flow';
 import { readTablePage, type TableReadOptions } from '../../tables/engine';
 import { orderFlowTableQuery, type OrderFlowQuery } from './planner';
