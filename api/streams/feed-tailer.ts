@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { feedEntryId, feedKey, parseFeedEntries, type FeedEntry } from '../../services/views/feed';
 import { PartitionKeys } from '../../services/views/keys';

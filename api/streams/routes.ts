@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import type { NextFunction, Request, Response, Router } from 'express';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { positiveIntVar } from '../../services/config';
 import type { Logger } from '../../services/log';
 import type { EndpointContext, EndpointDef } from '../request/endpoint';

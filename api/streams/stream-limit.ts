@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 
 /**
  * Concurrent streams per user, counted across every API process: a hash per user, one field per

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
   FlowAggregateKeys,

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { feedAppend, feedRetention, feedTrim } from '../../services/views/feed';
 import type { PartitionKeys } from '../../services/views/keys';
 import type { TableLayout } from '../../services/views/table';

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../services/redis/client';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { createRedis } from '../../services/redis/client';
 import { partitionOf } from '../../services/kafka/partition';

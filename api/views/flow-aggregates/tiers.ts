@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type Redis from 'ioredis';
+import type { RedisClient as Redis } from '../../../services/redis/client';
 import { LRUCache } from 'lru-cache';
 import {
   FLOW_AGGREGATES_VIEW,
