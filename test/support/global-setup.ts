@@ -20,7 +20,7 @@ const STACK_DIR_PREFIX = 'mdq-test-stack-';
 const OWNER_FILE = 'owner.pid';
 
 /** Folders of earlier test stacks whose jest process is gone and none of whose daemons runs. */
-function removeDeadStackFolders(): void {
+export function removeDeadStackFolders(): void {
   for (const name of fs.readdirSync(os.tmpdir())) {
     if (!name.startsWith(STACK_DIR_PREFIX)) continue;
     const dir = path.join(os.tmpdir(), name);
