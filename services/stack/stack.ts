@@ -135,13 +135,12 @@ async function components(opts: StackOptions): Promise<{ list: Component[]; env:
 export async function stackUp(opts: StackOptions): Promise<StackEnv> {
   const log = opts.log ?? (() => {});
   const { list, env } = await components(opts);
-  // Kafka first: the registry keeps its schemas on Kafka and cannot start before it.
-  for (const c of list) {
+  const up = async (c: Component) => {
     const started = Date.now();
     try {
       if (c.pid() !== null && (await c.ready().catch(() => false))) {
         log(`${c.name}: already running at ${c.url}`);
-        continue;
+        return;
       }
       c.prepare(log);
       if (c.pid() === null) await c.start();
@@ -154,7 +153,14 @@ export async function stackUp(opts: StackOptions): Promise<StackEnv> {
     } catch (err) {
       throw new Error(`stack component '${c.name}' failed: ${(err as Error).message}`, { cause: err });
     }
-  }
+  };
+  // Kafka first, then the registry: it keeps its schemas on Kafka and cannot start before it.
+  // Redis depends on neither, so it comes up meanwhile.
+  const onKafka = list.filter((c) => c.name === 'kafka' || c.name === 'registry');
+  const inChain = async () => {
+    for (const c of onKafka) await up(c);
+  };
+  await Promise.all([inChain(), ...list.filter((c) => !onKafka.includes(c)).map(up)]);
   return env;
 }
 
