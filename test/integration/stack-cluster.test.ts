@@ -9,6 +9,7 @@ import { ensureSchemas, ensureTopics } from '../../services/kafka/topics';
 import { parseRedisClusterUrl } from '../../services/redis/cluster-url';
 import { isAlive, portOpen } from '../../services/stack/process';
 import { StackEnv, stackDown, stackStatus, stackUp } from '../../services/stack/stack';
+import { waitFor } from '../support/env';
 
 /**
  * The cluster profile of the stack, brought up on free ports in a folder of its own: three KRaft
@@ -69,8 +70,18 @@ describe('the cluster profile', () => {
     const spec = TOPICS.find((t) => t.partitions > 1)!;
     await ensureTopics(admin, 'cluster-check.', [spec]);
     const name = topicName(spec, 'cluster-check.');
-    const meta = await admin.fetchTopicMetadata({ topics: [name] });
-    const partitions = meta.topics[0].partitions;
+    // A broker learns of a new topic shortly after the controller, and a follower joins the ISR
+    // once it has fetched: under load the first answers can say "unknown topic" or show an ISR of 2.
+    const partitions = await waitFor(
+      'every partition of the new topic in sync on three brokers',
+      async () => {
+        const meta = await admin.fetchTopicMetadata({ topics: [name] }).catch(() => null);
+        const ps = meta?.topics[0].partitions;
+        return ps?.length === spec.partitions && ps.every((p) => p.isr.length === 3) && ps;
+      },
+      60_000,
+      250,
+    );
     expect(partitions).toHaveLength(spec.partitions);
     for (const p of partitions) {
       expect(p.replicas.sort()).toEqual([1, 2, 3]);
@@ -89,8 +100,13 @@ describe('the cluster profile', () => {
     const spec = TOPICS[0];
     const ids = await ensureSchemas(new SchemaRegistry({ host: env.SCHEMA_REGISTRY_URL }), 'cluster-check.', [spec]);
     expect([...ids.values()][0]).toBeGreaterThan(0);
-    const journal = await admin.fetchTopicMetadata({ topics: ['kafkasql-journal'] });
-    expect(journal.topics[0].partitions.every((p) => p.replicas.length === 3 && p.isr.length === 3)).toBe(true);
+    const journal = await waitFor(
+      "the registry's journal in sync on three brokers",
+      async () => (await admin.fetchTopicMetadata({ topics: ['kafkasql-journal'] }).catch(() => null))?.topics[0].partitions,
+      30_000,
+      250,
+    );
+    expect(journal.map((p) => [p.replicas.length, p.isr.length])).toEqual([[3, 3]]);
   });
 
   it('runs a Redis Cluster of three masters with a connected replica each, reachable from its URL', async () => {
