@@ -1,25 +1,33 @@
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { SchemaRegistry, SchemaType, COMPATIBILITY } from '@kafkajs/confluent-schema-registry';
 import { TOPICS, TopicSpec, schemaText, subjectName, topicName } from '../../schemas/catalog';
+import { Replication, topicReplication } from './replication';
 
 /**
  * Per-topic configuration. Record batches may reach 16 MiB: a producer's batch for one partition
  * (a busy ticker in a bulk backfill) easily passes the broker's 1 MB default.
  */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-function topicConfig(t: TopicSpec): { name: string; value: string }[] {
+function topicConfig(t: TopicSpec, replication: Replication): { name: string; value: string }[] {
   return [
     { name: 'cleanup.policy', value: t.cleanupPolicy },
     { name: 'retention.ms', value: String(t.retentionMs) },
     { name: 'max.message.bytes', value: String(MAX_MESSAGE_BYTES) },
+    { name: 'min.insync.replicas', value: String(replication.minInsync) },
   ];
 }
 
+/** Settings compared on existing topics; one that differs has the catalog's set applied again. */
+const CHECKED_CONFIG = ['max.message.bytes', 'min.insync.replicas'];
+
 /**
- * Creates every catalog topic that is missing; checks the partition count of existing ones and
- * brings their configuration to the catalog's (topics created by an older version).
+ * Creates every catalog topic that is missing, with the replication the cluster's broker count
+ * calls for (replication.ts); checks the partition count of existing ones and brings their
+ * configuration to the catalog's (topics created by an older version). The replication factor
+ * of an existing topic is left as it is: changing it is a partition reassignment, not a setting.
  */
-export async function ensureTopics(admin: Admin, prefix: string, topics: readonly TopicSpec[] = TOPICS): Promise<void> {
+export async function ensureTopics(admin: Admin, prefix: string, topics: readonly TopicSpec[] = TOPICS, replication?: Replication): Promise<void> {
+  const rep = replication ?? topicReplication((await admin.describeCluster()).brokers.length);
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
   if (missing.length) {
@@ -28,8 +36,8 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
       topics: missing.map((t) => ({
         topic: topicName(t, prefix),
         numPartitions: t.partitions,
-        replicationFactor: -1, // the broker default: 1 locally, the cluster's setting elsewhere
-        configEntries: topicConfig(t),
+        replicationFactor: rep.factor,
+        configEntries: topicConfig(t, rep),
       })),
     });
   }
@@ -45,17 +53,18 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
     }
     const described = await admin.describeConfigs({
       includeSynonyms: false,
-      resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configNames: ['max.message.bytes'] })),
+      resources: present.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configNames: CHECKED_CONFIG })),
     });
     const stale = present.filter((t) => {
       const r = described.resources.find((x) => x.resourceName === topicName(t, prefix));
-      return r?.configEntries.find((e) => e.configName === 'max.message.bytes')?.configValue !== String(MAX_MESSAGE_BYTES);
+      const want = new Map(topicConfig(t, rep).map((e) => [e.name, e.value]));
+      return CHECKED_CONFIG.some((name) => r?.configEntries.find((e) => e.configName === name)?.configValue !== want.get(name));
     });
     if (stale.length) {
       // alterConfigs replaces a topic's whole override set, so it is given every catalog setting.
       await admin.alterConfigs({
         validateOnly: false,
-        resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t) })),
+        resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t, rep) })),
       });
     }
   }
