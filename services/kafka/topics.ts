@@ -40,6 +40,10 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
         configEntries: topicConfig(t, rep),
       })),
     });
+    await untilServed(
+      admin,
+      missing.map((t) => [topicName(t, prefix), t.partitions]),
+    );
   }
   const present = topics.filter((t) => existing.has(topicName(t, prefix)));
   if (present.length) {
@@ -67,6 +71,31 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
         resources: stale.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: topicName(t, prefix), configEntries: topicConfig(t, rep) })),
       });
     }
+  }
+}
+
+/**
+ * Waits until the leader of every partition of new topics answers for it. On a cluster, metadata
+ * reaches the brokers one by one after a creation: a leader that has not heard yet refuses
+ * requests for its partition ("does not host this topic-partition"), which kafkajs's admin does
+ * not retry.
+ */
+async function untilServed(admin: Admin, topics: readonly [name: string, partitions: number][], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = [...topics];
+  for (;;) {
+    const served = await Promise.all(
+      pending.map(([name, n]) =>
+        admin.fetchTopicOffsets(name).then(
+          (ps) => ps.length === n,
+          () => false,
+        ),
+      ),
+    );
+    pending = pending.filter((_, i) => !served[i]);
+    if (!pending.length) return;
+    if (Date.now() > deadline) throw new Error(`topics not served by their leaders after ${timeoutMs} ms: ${pending.map(([n]) => n).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
