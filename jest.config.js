@@ -23,7 +23,25 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFilesAfterEnv: ['<rootDir>/test/support/integration-timeout.ts', '<rootDir>/test/support/phase-profile-setup.ts'],
+      setupFilesAfterEnv: [
+        '<rootDir>/test/support/integration-timeout.ts',
+        '<rootDir>/test/support/phase-profile-setup.ts',
+        '<rootDir>/test/support/die-with-jest.ts',
+      ],
+    },
+    {
+      displayName: 'faults',
+      testEnvironment: 'node',
+      transform,
+      // Only through `npm run faults` (scripts/test-cluster.cjs --faults): minutes of injected faults.
+      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFilesAfterEnv: [
+        '<rootDir>/test/support/integration-timeout.ts',
+        '<rootDir>/test/support/phase-profile-setup.ts',
+        '<rootDir>/test/support/die-with-jest.ts',
+      ],
     },
   ],
 };

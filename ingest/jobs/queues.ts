@@ -30,7 +30,7 @@ export const JOB_OPTIONS = {
 export function bullConnection(config: Config): ConnectionOptions {
   // BullMQ's blocking commands must wait through Redis outages rather than fail.
   const seeds = parseRedisClusterUrl(config.redisUrl);
-  if (seeds) return new Cluster(seeds.nodes, { redisOptions: { password: seeds.password, maxRetriesPerRequest: null } });
+  if (seeds) return new Cluster(seeds, { redisOptions: { maxRetriesPerRequest: null } });
   const u = new URL(config.redisUrl);
   return {
     host: u.hostname,

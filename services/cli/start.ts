@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { nodeArgv } from '../node-args';
 import { provisionTopicsAndSchemas } from '../kafka/provision';
 import { writeConnectionFile } from '../stack/connection-file';
+import { tiedToParent } from '../stack/parent-death';
 import { defaultDataDir, repoRoot } from '../stack/paths';
 import { stackUp } from '../stack/stack';
 
@@ -13,10 +14,21 @@ import { stackUp } from '../stack/stack';
  * `npm start`: brings the local stack up (or uses KAFKA_BROKERS / SCHEMA_REGISTRY_URL /
  * REDIS_URL), creates topics and registers schemas, makes sure a local API key exists, then runs
  * the ingest feed, the order-flow processor, the projectors and the API as child processes until
- * Ctrl-C. Their JSON logs go to .data/logs/. The stack keeps running afterwards (`npm run stack -- down` stops it).
+ * Ctrl-C; they stop with it, even when it is killed. Their JSON logs go to .data/logs/. The stack
+ * keeps running afterwards (`npm run stack -- down` stops it). MDQ_STACK_PROFILE=cluster runs the
+ * cluster profile's stack (services/stack/profile.ts) from .data/cluster/.
  */
 
 const say = (m: string) => console.log(`[start] ${m}`);
+
+/**
+ * A process of the service, stopped with `npm start` however it ends: Ctrl-C, or a SIGKILL that
+ * gives it no chance to pass the signal on (the kernel sends SIGTERM, parent-death.ts). The stack's
+ * daemons are not tied: they stay up until `npm run stack -- down`, so the next start is warm.
+ */
+function spawnTied(script: string, args: string[], env: NodeJS.ProcessEnv, log: number): ChildProcess {
+  return spawn(...tiedToParent(process.execPath, nodeArgv(script, args), 'TERM'), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+}
 
 function runChild(
   name: string,
@@ -28,7 +40,7 @@ function runChild(
   stopping: () => boolean,
 ): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, nodeArgv(script, args), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  const child = spawnTied(script, args, env, log);
   children.set(name, child);
   child.on('exit', (code, signal) => {
     fs.closeSync(log);
@@ -43,7 +55,7 @@ function runChild(
 /** A one-shot helper process (not restarted); its output goes to the log folder. */
 function runOnce(name: string, script: string, args: string[], env: NodeJS.ProcessEnv, logDir: string): void {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, nodeArgv(script, args), { cwd: repoRoot, env, stdio: ['ignore', log, log] });
+  const child = spawnTied(script, args, env, log);
   child.on('exit', (code) => {
     fs.closeSync(log);
     if (code !== 0) say(`${name} failed (exit ${code}) — see .data/logs/${name}.log`);

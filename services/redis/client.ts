@@ -32,8 +32,8 @@ export function createRedis(url: string, log?: Logger, opts: RedisOptions = {}):
   // write: on this machine a write system call costs more than the command itself.
   const enableAutoPipelining = opts.autoPipeline ?? false;
   const redis: RedisClient = seeds
-    ? clusterClient(seeds.nodes, {
-        redisOptions: { ...perNode, password: seeds.password },
+    ? clusterClient(seeds, {
+        redisOptions: perNode,
         enableOfflineQueue: !opts.failFast,
         maxRedirections: 16,
         clusterRetryStrategy: (times: number) => Math.min(100 * times, 2_000),

@@ -1,36 +1,33 @@
 /**
- * A Redis Cluster is named by its seed nodes in one URL: `redis+cluster://host:port,host:port`
- * (optionally `redis+cluster://:password@host:port,...`). Any node of the cluster will do as a
- * seed; the client learns the rest. Every variable that takes a Redis URL (REDIS_URL,
- * VIEWS_REDIS_URL) takes this form too.
+ * The one way to name a Redis Cluster in REDIS_URL or VIEWS_REDIS_URL:
+ * `redis+cluster://host:port,host:port,...`, the seed nodes a cluster client starts from (any
+ * reachable one is enough; the client learns the rest from CLUSTER SLOTS). A plain `redis://` URL
+ * names a single server, as before. IPv6 hosts are written in brackets (`[::1]:7000`).
  */
 
-export interface ClusterSeeds {
-  nodes: { host: string; port: number }[];
-  password?: string;
+export const REDIS_CLUSTER_SCHEME = 'redis+cluster:';
+
+export interface RedisNodeAddress {
+  host: string;
+  port: number;
 }
 
-const SCHEME = 'redis+cluster://';
-
-/** The seeds of a cluster URL, or null when the URL names a single Redis (`redis://…`). */
-export function parseRedisClusterUrl(url: string): ClusterSeeds | null {
-  if (!url.startsWith(SCHEME)) return null;
-  let rest = url.slice(SCHEME.length).replace(/\/.*$/, '');
-  let password: string | undefined;
-  const at = rest.lastIndexOf('@');
-  if (at >= 0) {
-    const auth = rest.slice(0, at);
-    password = decodeURIComponent(auth.includes(':') ? auth.slice(auth.indexOf(':') + 1) : auth) || undefined;
-    rest = rest.slice(at + 1);
-  }
-  const nodes = rest.split(',').map((part) => {
-    const m = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(part.trim());
-    if (!m || Number(m[2]) < 1 || Number(m[2]) > 65_535) throw new Error(`invalid Redis Cluster seed '${part}' in ${SCHEME}… (host:port expected)`);
-    return { host: m[1]!, port: Number(m[2]) };
+/** The seed nodes of a `redis+cluster://` URL; null for any other URL (a single server). Throws on a malformed cluster URL. */
+export function parseRedisClusterUrl(url: string): RedisNodeAddress[] | null {
+  const trimmed = url.trim();
+  if (!trimmed.toLowerCase().startsWith(`${REDIS_CLUSTER_SCHEME}//`)) return null;
+  const rest = trimmed.slice(REDIS_CLUSTER_SCHEME.length + 2).replace(/\/$/, '');
+  if (rest === '') throw new Error(`${url}: a redis+cluster URL names at least one node (redis+cluster://host:port,host:port)`);
+  return rest.split(',').map((part) => {
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^\s:/@[\]]+)):(\d{1,5})$/.exec(part.trim());
+    const port = m ? Number(m[3]) : NaN;
+    if (!m || port < 1 || port > 65535) throw new Error(`${url}: '${part}' is not host:port (redis+cluster://host:port,host:port)`);
+    return { host: m[1] ?? m[2], port };
   });
-  return { nodes, ...(password ? { password } : {}) };
 }
 
-export function isClusterUrl(url: string): boolean {
-  return url.startsWith(SCHEME);
+/** The URL of a cluster from its seed nodes (the inverse of parseRedisClusterUrl). */
+export function formatRedisClusterUrl(nodes: readonly RedisNodeAddress[]): string {
+  if (nodes.length === 0) throw new Error('a Redis Cluster URL needs at least one node');
+  return `${REDIS_CLUSTER_SCHEME}//${nodes.map((n) => `${n.host.includes(':') ? `[${n.host}]` : n.host}:${n.port}`).join(',')}`;
 }

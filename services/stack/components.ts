@@ -1,24 +1,45 @@
-import { execFileSync } from 'child_process';
+import { execFile, execFileSync } from 'child_process';
+import crypto from 'crypto';
 import fs from 'fs';
 import path from 'path';
+import { promisify } from 'util';
 import { Kafka, logLevel } from 'kafkajs';
 import Redis from 'ioredis';
 import { ensureApicurio, ensureKafkaJars } from './artifacts';
 import { DaemonSpec, runningPid, startDaemon, stopDaemon, waitUntil, portOpen } from './process';
 import { maxmemoryArgs } from './redis-memory';
+import { tiedToParent } from './parent-death';
+import { topicReplication } from '../kafka/replication';
+import { formatRedisClusterUrl } from '../redis/cluster-url';
 
-/** One provisioned piece of the local stack. */
+const execFileAsync = promisify(execFile);
+
+/** One provisioned piece of the local stack: one daemon, or (the cluster profile) several. */
 export interface Component {
-  name: 'kafka' | 'registry' | 'redis' | 'views-redis';
+  /** kafka, registry, redis, views-redis or redis-cluster. */
+  name: string;
   /** Downloads/installs what is needed; runs before `start`, may be slow the first time. */
   prepare(log: (m: string) => void): void;
+  /** Starts whichever of its processes is not running. */
   start(): Promise<void>;
   ready(): Promise<boolean>;
+  readyTimeoutMs: number;
   stop(): Promise<boolean>;
+  /** A pid when every process of the component runs, else null. */
   pid(): number | null;
   logFile: string;
   /** The connection string clients use (KAFKA_BROKERS, SCHEMA_REGISTRY_URL, REDIS_URL or VIEWS_REDIS_URL). */
   url: string;
+  /** Each process of a component of several, with its role (`stack status`). */
+  nodes?(): Promise<NodeStatus[]>;
+}
+
+export interface NodeStatus {
+  name: string;
+  pid: number | null;
+  url: string;
+  /** What the node is: `broker 2, controller (quorum leader)`, `master slots 0-5460`, `replica of ...`. */
+  role: string;
 }
 
 export interface Ports {
@@ -29,7 +50,7 @@ export interface Ports {
   viewsRedis: number;
 }
 
-function daemon(dir: string, name: string, command: string, args: string[], env?: NodeJS.ProcessEnv, marker = dir): DaemonSpec {
+function daemon(dir: string, name: string, command: string, args: string[], dieWithParent: boolean, env?: NodeJS.ProcessEnv, marker = dir): DaemonSpec {
   return {
     name,
     command,
@@ -39,129 +60,215 @@ function daemon(dir: string, name: string, command: string, args: string[], env?
     pidFile: path.join(dir, `${name}.pid`),
     logFile: path.join(dir, `${name}.log`),
     marker,
+    dieWithParent,
   };
+}
+
+/** Runs a one-shot tool of the stack (storage format, cluster create) to its end; tied like the daemons. */
+async function runTool(command: string, args: string[], dieWithParent: boolean): Promise<string> {
+  const [cmd, argv] = dieWithParent ? tiedToParent(command, args, 'KILL') : [command, args];
+  try {
+    return (await execFileAsync(cmd, argv, { encoding: 'utf8' })).stdout;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${path.basename(command)} ${args.slice(-4).join(' ')} failed:\n${`${e.stdout ?? ''}${e.stderr ?? ''}`.trim() || e.message}`, {
+      cause: err,
+    });
+  }
 }
 
 function javaBin(): string {
   return process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
 }
 
-export function kafkaComponent(dataDir: string, ports: Ports): Component {
-  const dir = path.join(dataDir, 'kafka');
-  const logsDir = path.join(dir, 'logs');
-  const props = path.join(dir, 'server.properties');
+/** A pid when every daemon runs (the component is whole), else null. */
+function wholePid(specs: DaemonSpec[]): number | null {
+  const pids = specs.map((s) => runningPid(s));
+  return pids.every((p) => p !== null) ? pids[0] : null;
+}
+
+/** The log of the first daemon that is not running (the one to read when start-up fails), else the first's. */
+function firstDownLog(specs: DaemonSpec[]): string {
+  return (specs.find((s) => runningPid(s) === null) ?? specs[0]).logFile;
+}
+
+async function stopAll(specs: DaemonSpec[]): Promise<boolean> {
+  return (await Promise.all(specs.map((s) => stopDaemon(s)))).some(Boolean);
+}
+
+/** One combined broker+controller of a KRaft cluster. */
+export interface KafkaNode {
+  id: number;
+  port: number;
+  controllerPort: number;
+}
+
+/** A Kafka cluster id: 16 random bytes in base64url, as `kafka-storage random-uuid` prints (never starting with '-', which reads as a flag). */
+function kafkaClusterId(): string {
+  for (;;) {
+    const id = crypto.randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
+
+/**
+ * Kafka in KRaft mode, every node a broker and a controller. One node is the single-node stack
+ * (its folder `kafka/`); three are the cluster profile's (`kafka-1/` ...), which keep three copies
+ * of every partition with two in sync (replication.ts), the consumer offsets and the transaction
+ * state included, so a broker can be killed with no acknowledged write lost.
+ */
+export function kafkaComponent(dataDir: string, nodes: KafkaNode[], dieWithParent = false): Component {
+  const single = nodes.length === 1;
+  const dirOf = (n: KafkaNode) => path.join(dataDir, single ? 'kafka' : `kafka-${n.id}`);
+  const logsOf = (n: KafkaNode) => path.join(dirOf(n), 'logs');
+  const propsOf = (n: KafkaNode) => path.join(dirOf(n), 'server.properties');
+  const log4jOf = (n: KafkaNode) => path.join(dirOf(n), 'log4j.properties');
+  const urlOf = (n: KafkaNode) => `127.0.0.1:${n.port}`;
+  const rep = topicReplication(nodes.length, {});
   let libs = '';
-  const spec = () =>
-    daemon(dir, 'kafka', javaBin(), [
-      // Sized for a 2-core, shared machine: the broker is one of several JVMs and node processes.
-      '-Xms256m',
-      '-Xmx768m',
-      '-XX:+UseG1GC',
-      '-XX:MaxGCPauseMillis=20',
-      `-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`,
-      '-cp',
-      `${libs}/*`,
-      'kafka.Kafka',
-      props,
-    ]);
-  const url = `127.0.0.1:${ports.kafka}`;
+  // Sized for a 2-core, shared machine: each broker is one of several JVMs and node processes;
+  // three brokers share what one had, and fewer threads each.
+  const heap = single ? ['-Xms256m', '-Xmx768m'] : ['-Xms128m', '-Xmx384m'];
+  const threads = single ? { network: 2, io: 4 } : { network: 1, io: 2 };
+  const specs = () =>
+    nodes.map((n) =>
+      daemon(
+        dirOf(n),
+        'kafka',
+        javaBin(),
+        [...heap, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', `-Dlog4j.configuration=file:${log4jOf(n)}`, '-cp', `${libs}/*`, 'kafka.Kafka', propsOf(n)],
+        dieWithParent,
+      ),
+    );
+  const writeConfig = (n: KafkaNode) => {
+    fs.mkdirSync(logsOf(n), { recursive: true });
+    fs.writeFileSync(
+      propsOf(n),
+      [
+        'process.roles=broker,controller',
+        `node.id=${n.id}`,
+        `controller.quorum.voters=${nodes.map((v) => `${v.id}@127.0.0.1:${v.controllerPort}`).join(',')}`,
+        `listeners=PLAINTEXT://127.0.0.1:${n.port},CONTROLLER://127.0.0.1:${n.controllerPort}`,
+        `advertised.listeners=PLAINTEXT://127.0.0.1:${n.port}`,
+        'controller.listener.names=CONTROLLER',
+        'inter.broker.listener.name=PLAINTEXT',
+        'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+        `log.dirs=${logsOf(n)}`,
+        // Topics are created explicitly from the catalog; a typo must not create a new topic.
+        'auto.create.topics.enable=false',
+        'num.partitions=1',
+        `default.replication.factor=${rep.factor}`,
+        `min.insync.replicas=${rep.minInsync}`,
+        `offsets.topic.replication.factor=${rep.factor}`,
+        'offsets.topic.num.partitions=12',
+        `transaction.state.log.replication.factor=${rep.factor}`,
+        `transaction.state.log.min.isr=${rep.minInsync}`,
+        'transaction.state.log.num.partitions=4',
+        'group.initial.rebalance.delay.ms=0',
+        `num.network.threads=${threads.network}`,
+        `num.io.threads=${threads.io}`,
+        'log.retention.hours=-1',
+        '',
+      ].join('\n'),
+    );
+    fs.writeFileSync(
+      log4jOf(n),
+      [
+        'log4j.rootLogger=WARN, stdout',
+        'log4j.logger.kafka.server.KafkaRaftServer=INFO',
+        'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+        'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+        'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
+        '',
+      ].join('\n'),
+    );
+  };
+  // KRaft storage is formatted once, every node with the same cluster id; meta.properties marks a formatted log dir.
+  const format = async (n: KafkaNode, clusterId: string) => {
+    if (fs.existsSync(path.join(logsOf(n), 'meta.properties'))) return;
+    await runTool(
+      javaBin(),
+      [`-Dlog4j.configuration=file:${log4jOf(n)}`, '-cp', `${libs}/*`, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsOf(n)],
+      dieWithParent,
+    );
+  };
+  const urls = nodes.map(urlOf);
   return {
     name: 'kafka',
-    url,
-    logFile: path.join(dir, 'kafka.log'),
+    url: urls.join(','),
+    readyTimeoutMs: single ? 60_000 : 120_000,
+    get logFile() {
+      return firstDownLog(specs());
+    },
     prepare(log) {
       libs = ensureKafkaJars(log);
     },
     async start() {
-      fs.mkdirSync(logsDir, { recursive: true });
-      fs.writeFileSync(
-        props,
-        [
-          'process.roles=broker,controller',
-          'node.id=1',
-          `controller.quorum.voters=1@127.0.0.1:${ports.kafkaController}`,
-          `listeners=PLAINTEXT://127.0.0.1:${ports.kafka},CONTROLLER://127.0.0.1:${ports.kafkaController}`,
-          `advertised.listeners=PLAINTEXT://127.0.0.1:${ports.kafka}`,
-          'controller.listener.names=CONTROLLER',
-          'inter.broker.listener.name=PLAINTEXT',
-          'listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
-          `log.dirs=${logsDir}`,
-          // Topics are created explicitly from the catalog; a typo must not create a new topic.
-          'auto.create.topics.enable=false',
-          'num.partitions=1',
-          'offsets.topic.replication.factor=1',
-          'offsets.topic.num.partitions=12',
-          'transaction.state.log.replication.factor=1',
-          'transaction.state.log.min.isr=1',
-          'transaction.state.log.num.partitions=4',
-          'group.initial.rebalance.delay.ms=0',
-          'num.network.threads=2',
-          'num.io.threads=4',
-          'log.retention.hours=-1',
-          '',
-        ].join('\n'),
-      );
-      fs.writeFileSync(
-        path.join(dir, 'log4j.properties'),
-        [
-          'log4j.rootLogger=WARN, stdout',
-          'log4j.logger.kafka.server.KafkaRaftServer=INFO',
-          'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
-          'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
-          'log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n',
-          '',
-        ].join('\n'),
-      );
-      // KRaft storage is formatted once; meta.properties marks a formatted log dir.
-      if (!fs.existsSync(path.join(logsDir, 'meta.properties'))) {
-        const cp = `${libs}/*`;
-        const uuid = execFileSync(javaBin(), ['-cp', cp, 'kafka.tools.StorageTool', 'random-uuid'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-          .trim()
-          .split('\n')
-          .pop()!
-          .trim();
-        execFileSync(
-          javaBin(),
-          [`-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`, '-cp', cp, 'kafka.tools.StorageTool', 'format', '-t', uuid, '-c', props],
-          { stdio: 'pipe' },
-        );
-      }
-      startDaemon(spec());
+      const idFile = path.join(dataDir, 'kafka-cluster.id');
+      if (!fs.existsSync(idFile)) fs.writeFileSync(idFile, kafkaClusterId());
+      const clusterId = fs.readFileSync(idFile, 'utf8').trim();
+      const down = nodes.filter((_n, i) => runningPid(specs()[i]) === null);
+      down.forEach(writeConfig);
+      await Promise.all(down.map((n) => format(n, clusterId)));
+      for (const n of down) startDaemon(specs()[nodes.indexOf(n)]);
     },
     async ready() {
-      if (!(await portOpen(ports.kafka))) return false;
-      const admin = new Kafka({ brokers: [url], logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
+      if (!(await Promise.all(nodes.map((n) => portOpen(n.port)))).every(Boolean)) return false;
+      const admin = new Kafka({ brokers: urls, logLevel: logLevel.NOTHING, retry: { retries: 0 } }).admin();
       try {
         await admin.connect();
         const cluster = await admin.describeCluster();
-        return cluster.brokers.length > 0 && cluster.controller !== null;
+        // Every node has registered as a broker (and is not fenced), and there is a controller.
+        return cluster.brokers.length === nodes.length && cluster.controller !== null;
       } finally {
         await admin.disconnect().catch(() => {});
       }
     },
-    stop: () => stopDaemon(spec()),
-    pid: () => runningPid(spec()),
+    stop: () => stopAll(specs()),
+    pid: () => wholePid(specs()),
+    async nodes() {
+      return nodes.map((n, i) => {
+        const leader = quorumLeader(logsOf(n));
+        return {
+          name: single ? 'kafka' : `kafka-${n.id}`,
+          pid: runningPid(specs()[i]),
+          url: urlOf(n),
+          role: `broker ${n.id}, controller${leader === n.id ? ' (quorum leader)' : ''}`,
+        };
+      });
+    },
   };
 }
 
-export function registryComponent(dataDir: string, ports: Ports, kafkaBrokers: string): Component {
+/** The active controller as this node last knew it (KRaft's quorum-state file), or null. */
+function quorumLeader(logsDir: string): number | null {
+  try {
+    const state = JSON.parse(fs.readFileSync(path.join(logsDir, '__cluster_metadata-0', 'quorum-state'), 'utf8')) as { leaderId?: number };
+    return typeof state.leaderId === 'number' && state.leaderId >= 0 ? state.leaderId : null;
+  } catch {
+    return null;
+  }
+}
+
+export function registryComponent(dataDir: string, port: number, kafkaBrokers: string, dieWithParent = false): Component {
   const dir = path.join(dataDir, 'registry');
   let jar = '';
   const spec = () =>
-    daemon(dir, 'registry', javaBin(), ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', `-Dmdq.stack=${dir}`, '-jar', jar], {
+    daemon(dir, 'registry', javaBin(), ['-Xms128m', '-Xmx512m', '-XX:+UseSerialGC', `-Dmdq.stack=${dir}`, '-jar', jar], dieWithParent, {
       // KafkaSQL storage: every schema is an event on a Kafka topic, so the registry is as
       // durable as the broker and holds no state of its own.
       APICURIO_STORAGE_KIND: 'kafkasql',
       APICURIO_KAFKASQL_BOOTSTRAP_SERVERS: kafkaBrokers,
       QUARKUS_HTTP_HOST: '127.0.0.1',
-      QUARKUS_HTTP_PORT: String(ports.registry),
+      QUARKUS_HTTP_PORT: String(port),
       QUARKUS_LOG_LEVEL: 'WARN',
       QUARKUS_LOG_CONSOLE_JSON: 'false',
     });
-  const base = `http://127.0.0.1:${ports.registry}`;
+  const base = `http://127.0.0.1:${port}`;
   return {
     name: 'registry',
     url: `${base}/apis/ccompat/v7`,
+    readyTimeoutMs: 120_000,
     logFile: path.join(dir, 'registry.log'),
     prepare(log) {
       jar = ensureApicurio(log);
@@ -201,60 +308,184 @@ const PERSISTENCE: Record<'redis' | 'views-redis', string[]> = {
   'views-redis': ['--appendonly', 'no', '--save', '900 1'],
 };
 
+// views-redis loads its snapshot before it answers: ~1 min per 10 GB here.
+const REDIS_READY_TIMEOUT_MS = { redis: 15_000, 'views-redis': 300_000 };
+
+function redisDaemon(dir: string, port: number, args: string[], dieWithParent: boolean): DaemonSpec {
+  // redis-server rewrites its command line to "redis-server <bind>:<port>"; the port is in both forms.
+  const base = ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--daemonize', 'no', '--protected-mode', 'yes'];
+  return daemon(dir, 'redis', 'redis-server', [...base, ...args], dieWithParent, undefined, String(port));
+}
+
+function requireOnPath(command: string): void {
+  try {
+    execFileSync(command, ['--version'], { stdio: 'pipe' });
+  } catch {
+    throw new Error(`${command} was not found on PATH. Install it with: apt-get update && apt-get install -y redis-server (or set REDIS_URL).`);
+  }
+}
+
+/** Runs `fn` on a short-lived connection to the Redis at `port` that fails at once when it is not there. */
+async function withRedisAt<T>(port: number, fn: (client: Redis) => Promise<T>): Promise<T> {
+  const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    client.disconnect();
+  }
+}
+
+const pongs = (port: number) => withRedisAt(port, async (c) => (await c.ping()) === 'PONG');
+
 /** `maxmemory`: the views' Redis's ceiling (redis-memory.ts); the keys' Redis has none (it is small). */
-export function redisComponent(dataDir: string, ports: Ports, name: 'redis' | 'views-redis' = 'redis', maxmemory: string | null = null): Component {
+export function redisComponent(
+  dataDir: string,
+  ports: Ports,
+  name: 'redis' | 'views-redis' = 'redis',
+  maxmemory: string | null = null,
+  dieWithParent = false,
+): Component {
   const dir = path.join(dataDir, name);
   const port = name === 'redis' ? ports.redis : ports.viewsRedis;
-  const spec = () =>
-    daemon(
-      dir,
-      'redis',
-      'redis-server',
-      [
-        '--bind',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--dir',
-        dir,
-        ...PERSISTENCE[name],
-        ...maxmemoryArgs(maxmemory),
-        '--daemonize',
-        'no',
-        '--protected-mode',
-        'yes',
-        // redis-server rewrites its command line to "redis-server <bind>:<port>"; the port is in both forms.
-      ],
-      undefined,
-      String(port),
-    );
+  const spec = () => redisDaemon(dir, port, [...PERSISTENCE[name], ...maxmemoryArgs(maxmemory)], dieWithParent);
   return {
     name,
     url: `redis://127.0.0.1:${port}`,
+    readyTimeoutMs: REDIS_READY_TIMEOUT_MS[name],
     logFile: path.join(dir, 'redis.log'),
-    prepare() {
-      try {
-        execFileSync('redis-server', ['--version'], { stdio: 'pipe' });
-      } catch {
-        throw new Error('redis-server was not found on PATH. Install it with: apt-get update && apt-get install -y redis-server (or set REDIS_URL).');
-      }
-    },
+    prepare: () => requireOnPath('redis-server'),
     async start() {
       fs.mkdirSync(dir, { recursive: true });
       startDaemon(spec());
     },
-    async ready() {
-      const client = new Redis(port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      client.on('error', () => {});
-      try {
-        await client.connect();
-        return (await client.ping()) === 'PONG';
-      } finally {
-        client.disconnect();
-      }
-    },
+    ready: () => pongs(port),
     stop: () => stopDaemon(spec()),
     pid: () => runningPid(spec()),
+  };
+}
+
+/** One node of a Redis Cluster: its client port and its cluster bus port. */
+export interface RedisClusterNode {
+  port: number;
+  busPort: number;
+}
+
+/** What a node's `ROLE` says, with its slots from `CLUSTER NODES`. */
+async function clusterNodeRole(port: number): Promise<{ role: 'master' | 'replica'; text: string; linked: boolean }> {
+  return withRedisAt(port, async (c) => {
+    const role = (await c.call('ROLE')) as unknown[];
+    if (role[0] === 'master') {
+      const myself = String(await c.call('CLUSTER', 'NODES'))
+        .split('\n')
+        .find((l) => l.split(' ')[2]?.split(',').includes('myself'));
+      const slots = myself?.split(' ').slice(8).join(' ') || 'none';
+      return { role: 'master', text: `master, slots ${slots}`, linked: true };
+    }
+    const [, host, masterPort, state] = role as [string, string, number, string];
+    return { role: 'replica', text: `replica of ${host}:${masterPort} (${state})`, linked: state === 'connected' };
+  });
+}
+
+/**
+ * The cluster profile's Redis: a Redis Cluster of `nodes.length / 2` masters with one replica
+ * each, serving both roles of the single-node stack's two servers (REDIS_URL and VIEWS_REDIS_URL
+ * name the same cluster). So every node keeps the append-only file the keys, quotas and jobs need
+ * (PERSISTENCE.redis) and the memory ceiling the views need, split evenly between the nodes. A
+ * node is taken as failed after 5 s without an answer (cluster-node-timeout; Redis's default is
+ * 15 s), and its replica then takes over its slots.
+ *
+ * The cluster is formed once (`redis-cli --cluster create`); after a restart each node finds the
+ * others again from its nodes.conf.
+ */
+export function redisClusterComponent(dataDir: string, nodes: RedisClusterNode[], maxmemoryPerNode: string | null, dieWithParent = false): Component {
+  const dirOf = (i: number) => path.join(dataDir, `redis-${i + 1}`);
+  const clusterArgs = (n: RedisClusterNode) => [
+    '--cluster-enabled',
+    'yes',
+    '--cluster-config-file',
+    'nodes.conf',
+    // The bus port is given, not left to the default of port + 10000, which free ports can exceed.
+    '--cluster-port',
+    String(n.busPort),
+    '--cluster-node-timeout',
+    '5000',
+  ];
+  const specs = () =>
+    nodes.map((n, i) => redisDaemon(dirOf(i), n.port, [...clusterArgs(n), ...PERSISTENCE.redis, ...maxmemoryArgs(maxmemoryPerNode)], dieWithParent));
+  const masters = Math.floor(nodes.length / 2);
+  const info = (port: number) =>
+    withRedisAt(port, async (c) =>
+      Object.fromEntries(
+        String(await c.call('CLUSTER', 'INFO'))
+          .split(/\r?\n/)
+          .map((l) => l.split(':')) as [string, string][],
+      ),
+    );
+  const form = async () => {
+    const infos = await Promise.all(nodes.map((n) => info(n.port)));
+    if (infos.every((i) => i.cluster_slots_assigned === '16384')) return;
+    if (!infos.every((i) => i.cluster_slots_assigned === '0' && i.cluster_known_nodes === '1')) {
+      throw new Error(`the Redis Cluster in ${dataDir} is partly formed; stop the stack and remove ${dataDir} to start it afresh`);
+    }
+    const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+    await runTool('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '1', '--cluster-yes'], dieWithParent);
+  };
+  return {
+    name: 'redis-cluster',
+    // The masters as created; any node serves as a seed, the client learns the rest from the cluster.
+    url: formatRedisClusterUrl(nodes.slice(0, masters).map((n) => ({ host: '127.0.0.1', port: n.port }))),
+    readyTimeoutMs: 60_000,
+    get logFile() {
+      return firstDownLog(specs());
+    },
+    prepare() {
+      requireOnPath('redis-server');
+      requireOnPath('redis-cli');
+    },
+    async start() {
+      const all = specs();
+      for (const [i, spec] of all.entries()) {
+        if (runningPid(spec) !== null) continue;
+        fs.mkdirSync(dirOf(i), { recursive: true });
+        startDaemon(spec);
+      }
+      for (const [i, spec] of all.entries()) {
+        await waitUntil(`redis-cluster node ${i + 1}`, () => pongs(nodes[i].port), {
+          timeoutMs: 15_000,
+          alive: () => runningPid(spec) !== null,
+          logFile: spec.logFile,
+        });
+      }
+      await form();
+    },
+    async ready() {
+      const infos = await Promise.all(nodes.map((n) => info(n.port)));
+      if (!infos.every((i) => i.cluster_state === 'ok')) return false;
+      const roles = await Promise.all(nodes.map((n) => clusterNodeRole(n.port)));
+      return (
+        roles.filter((r) => r.role === 'master').length === masters && roles.filter((r) => r.role === 'replica' && r.linked).length === nodes.length - masters
+      );
+    },
+    stop: () => stopAll(specs()),
+    pid: () => wholePid(specs()),
+    async nodes() {
+      return Promise.all(
+        nodes.map(async (n, i) => {
+          const pid = runningPid(specs()[i]);
+          // A node that is not running is not asked: whatever answers on its port is not ours.
+          const role =
+            pid === null
+              ? 'not running'
+              : await clusterNodeRole(n.port).then(
+                  (r) => r.text,
+                  () => 'not answering',
+                );
+          return { name: `redis-${i + 1}`, pid, url: `127.0.0.1:${n.port}`, role };
+        }),
+      );
+    },
   };
 }
 

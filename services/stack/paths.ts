@@ -1,5 +1,6 @@
 import os from 'os';
 import path from 'path';
+import { StackProfile, stackProfile } from './profile';
 
 export const repoRoot = path.resolve(__dirname, '..', '..');
 
@@ -8,7 +9,7 @@ export function cacheDir(): string {
   return process.env.MDQ_CACHE_DIR || path.join(os.homedir(), '.cache', 'mdq');
 }
 
-/** Data of the `npm start` stack; tests pass a temporary folder instead. */
-export function defaultDataDir(): string {
-  return process.env.MDQ_DATA_DIR || path.join(repoRoot, '.data');
+/** Data of the `npm start` stack (the cluster profile's in `.data/cluster/`); tests pass a temporary folder instead. */
+export function defaultDataDir(profile: StackProfile = stackProfile()): string {
+  return process.env.MDQ_DATA_DIR || path.join(repoRoot, '.data', ...(profile === 'cluster' ? ['cluster'] : []));
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'child_process';
 import fs from 'fs';
 import net from 'net';
+import { tiedToParent } from './parent-death';
 
 /** A daemon the launcher started: its pid file and log live in the component's data folder. */
 export interface DaemonSpec {
@@ -13,6 +14,11 @@ export interface DaemonSpec {
   logFile: string;
   /** A string that must appear in /proc/<pid>/cmdline, so a recycled pid is not mistaken for ours. */
   marker: string;
+  /**
+   * Killed when the process that starts it exits (parent-death.ts): the test stacks. Without it
+   * the daemon outlives its starter until `stack down`: the development stacks, warm for the next start.
+   */
+  dieWithParent?: boolean;
 }
 
 export function readPid(pidFile: string): number | null {
@@ -43,10 +49,14 @@ export function runningPid(spec: Pick<DaemonSpec, 'pidFile' | 'marker'>): number
   return pid !== null && isAlive(pid, spec.marker) ? pid : null;
 }
 
-/** Starts the daemon detached from this process (it outlives `npm start` until `stack down`). */
+/**
+ * Starts the daemon in a session of its own, so a Ctrl-C in the starter's terminal does not reach
+ * it: it stops with `stack down`, or, with `dieWithParent`, when its starter exits.
+ */
 export function startDaemon(spec: DaemonSpec): number {
   const out = fs.openSync(spec.logFile, 'a');
-  const child = spawn(spec.command, spec.args, {
+  const [command, args] = spec.dieWithParent ? tiedToParent(spec.command, spec.args, 'KILL') : [spec.command, spec.args];
+  const child = spawn(command, args, {
     cwd: spec.cwd,
     env: { ...process.env, ...spec.env },
     detached: true,

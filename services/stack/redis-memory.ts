@@ -29,3 +29,13 @@ export function viewsRedisMaxmemory(env: NodeJS.ProcessEnv = process.env, totalB
 export function maxmemoryArgs(maxmemory: string | null): string[] {
   return maxmemory === null ? [] : ['--maxmemory', maxmemory, '--maxmemory-policy', 'noeviction'];
 }
+
+const UNIT_BYTES: Record<string, number> = { '': 1, kb: 2 ** 10, mb: 2 ** 20, gb: 2 ** 30 };
+
+/** Each node's share of a ceiling spread evenly over `nodes` redis-servers (a Redis Cluster's masters and replicas), in mb. */
+export function perNodeMaxmemory(maxmemory: string | null, nodes: number): string | null {
+  if (maxmemory === null) return null;
+  const m = /^(\d+)(kb|mb|gb)?$/.exec(maxmemory);
+  if (!m) throw new Error(`not a Redis memory size: '${maxmemory}'`);
+  return `${Math.max(1, Math.floor((Number(m[1]) * UNIT_BYTES[m[2] ?? '']) / nodes / 2 ** 20))}mb`;
+}

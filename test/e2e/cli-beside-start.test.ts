@@ -4,6 +4,7 @@ import os from 'os';
 import path from 'path';
 import { nodeArgv } from '../../services/node-args';
 import { connectionFilePath } from '../../services/stack/connection-file';
+import { tiedToParent } from '../../services/stack/parent-death';
 import { repoRoot } from '../../services/stack/paths';
 import { freePort } from '../../services/stack/process';
 import { testConfig, waitFor } from '../support/env';
@@ -40,7 +41,8 @@ beforeAll(async () => {
   port = await freePort();
   // As `npm start`, on the stack the tests share (given through the variables npm start honours),
   // with a short history so the simulated market adds little load.
-  start = spawn(process.execPath, nodeArgv('services/cli/start.ts'), {
+  // Tied to this worker (parent-death.ts), so a killed run does not leave it serving.
+  start = spawn(...tiedToParent(process.execPath, nodeArgv('services/cli/start.ts'), 'TERM'), {
     cwd: repoRoot,
     env: {
       PATH: process.env.PATH,

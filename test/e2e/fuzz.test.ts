@@ -18,7 +18,8 @@ import { SpawnedApi, spawnApi } from '../support/raw-http';
  * response schema; the process is alive at the end and its memory bounded.
  */
 
-const RUNS = 10_000;
+// `npm run faults` runs 100,000 (MDQ_FUZZ_RUNS); `npm test` 10,000.
+const RUNS = Number(process.env.MDQ_FUZZ_RUNS ?? 10_000);
 const config = testConfig('fuzz');
 let pipe: TestPipeline;
 let api: SpawnedApi;

@@ -5,6 +5,7 @@ export default async function globalTeardown(): Promise<void> {
   const dataDir = process.env.MDQ_TEST_STACK_DIR;
   if (!dataDir) return;
   // Only what this run provisioned is stopped: env-given services were never in its component list.
+  // The profile is MDQ_STACK_PROFILE's, as at setup (same process).
   await stackDown({
     dataDir,
     env: {

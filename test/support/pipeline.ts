@@ -3,6 +3,7 @@ import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
+import { tiedToParent } from '../../services/stack/parent-death';
 import { createLogger, type Logger } from '../../services/log';
 import { createRedis, scanKeys, type RedisClient as Redis } from '../../services/redis/client';
 import { nodeArgv } from '../../services/node-args';
@@ -169,9 +170,11 @@ export async function appliedCount(redis: Redis, prefix: string, view: string, v
 /**
  * A TypeScript entry point as its own node process (one process: signals reach it), started with
  * the flags production starts it with (node-args.ts); `nodeArgs` go after them (e.g. `--cpu-prof`).
+ * It gets SIGTERM when the test's jest worker dies (parent-death.ts), so a killed run leaves no API
+ * or projector behind.
  */
 export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, nodeArgs: string[] = []): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, nodeArgv(script, args, nodeArgs), {
+  const child = spawn(...tiedToParent(process.execPath, nodeArgv(script, args, nodeArgs), 'TERM'), {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -72,7 +72,7 @@ describe('the stack provisions a Redis only for what is not given', () => {
   const names = (s: Awaited<ReturnType<typeof stackStatus>>) => s.components.map((c) => c.name).sort();
 
   it('nothing given: two Redis servers on the development ports, in their own folders', async () => {
-    const s = await stackStatus({ dataDir: dir, env: base });
+    const s = await stackStatus({ dataDir: dir, profile: 'single', env: base });
     expect(names(s)).toEqual(['redis', 'views-redis']);
     expect(s.env.REDIS_URL).toBe(`redis://127.0.0.1:${DEV_PORTS.redis}`);
     expect(s.env.VIEWS_REDIS_URL).toBe(`redis://127.0.0.1:${DEV_PORTS.viewsRedis}`);
@@ -81,18 +81,18 @@ describe('the stack provisions a Redis only for what is not given', () => {
   });
 
   it('free ports (the test stack): two different ports', async () => {
-    const s = await stackStatus({ dataDir: dir, env: base, freePorts: true });
+    const s = await stackStatus({ dataDir: dir, profile: 'single', env: base, freePorts: true });
     expect(s.env.REDIS_URL).not.toBe(s.env.VIEWS_REDIS_URL);
   });
 
   it('REDIS_URL given: no Redis provisioned, and the views go to that one Redis', async () => {
-    const s = await stackStatus({ dataDir: dir, env: { ...base, REDIS_URL: 'redis://given:1' } });
+    const s = await stackStatus({ dataDir: dir, profile: 'single', env: { ...base, REDIS_URL: 'redis://given:1' } });
     expect(names(s)).toEqual([]);
     expect(s.env).toMatchObject({ REDIS_URL: 'redis://given:1', VIEWS_REDIS_URL: 'redis://given:1' });
   });
 
   it('VIEWS_REDIS_URL given alone: only the keys Redis is provisioned', async () => {
-    const s = await stackStatus({ dataDir: dir, env: { ...base, VIEWS_REDIS_URL: 'redis://views:2' } });
+    const s = await stackStatus({ dataDir: dir, profile: 'single', env: { ...base, VIEWS_REDIS_URL: 'redis://views:2' } });
     expect(names(s)).toEqual(['redis']);
     expect(s.env).toMatchObject({ REDIS_URL: `redis://127.0.0.1:${DEV_PORTS.redis}`, VIEWS_REDIS_URL: 'redis://views:2' });
   });
@@ -100,7 +100,7 @@ describe('the stack provisions a Redis only for what is not given', () => {
   it('a data folder from before the views Redis keeps its ports and gains one for it', async () => {
     const old = { kafka: 29092, kafkaController: 29093, registry: 28081, redis: 26379 };
     fs.writeFileSync(path.join(dir, 'stack.json'), JSON.stringify({ ports: old }));
-    const s = await stackStatus({ dataDir: dir, env: base });
+    const s = await stackStatus({ dataDir: dir, profile: 'single', env: base });
     expect(s.env.REDIS_URL).toBe('redis://127.0.0.1:26379');
     expect(s.env.VIEWS_REDIS_URL).toBe(`redis://127.0.0.1:${DEV_PORTS.viewsRedis}`);
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'stack.json'), 'utf8')).ports).toEqual({ ...old, viewsRedis: DEV_PORTS.viewsRedis });

@@ -1,0 +1,231 @@
+import fs from 'fs';
+import path from 'path';
+import calculateSlot from 'cluster-key-slot';
+import { createKafka } from '../../services/kafka/clients';
+import { isCluster } from '../../services/redis/client';
+import { isAlive, readPid } from '../../services/stack/process';
+import { stackUp } from '../../services/stack/stack';
+import { PartitionKeys } from '../../services/views/keys';
+import { newsProjection } from '../../projections/news/projection';
+import { expectEqual } from '../support/expect-equal';
+import { testConfig, waitFor } from '../support/env';
+import { startApi, UNLIMITED } from '../support/http';
+import { readCommitted } from '../support/kafka-count';
+import { TestPipeline, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
+
+/**
+ * The fault suite (`npm run faults`): on the cluster profile of the test stack, each scenario
+ * injects a fault, lets the system recover, and ends by comparing the view with a clean rebuild
+ * from the topics and the topics with what was produced. Figures go to
+ * test/bench/results/faults.json and docs/reliability.md.
+ */
+
+const STACK_DIR = process.env.MDQ_TEST_STACK_DIR ?? '';
+const RESULTS = path.join(__dirname, '..', 'bench', 'results', 'faults.json');
+const results: Record<string, unknown> = {};
+const KILLS = Number(process.env.MDQ_FAULT_PROJECTOR_KILLS ?? 50);
+
+beforeAll(() => {
+  if (process.env.MDQ_STACK_PROFILE !== 'cluster') throw new Error('the fault suite runs on the cluster profile: npm run faults');
+});
+
+afterAll(() => {
+  const previous = fs.existsSync(RESULTS) ? JSON.parse(fs.readFileSync(RESULTS, 'utf8')) : {};
+  fs.writeFileSync(RESULTS, JSON.stringify({ ...previous, ...results, measuredAt: new Date().toISOString() }, null, 2) + '\n');
+});
+
+/** The pid of a stack component's daemon (`kafka-2`, `redis-4`), from its pid file. */
+function daemonPid(component: string): number {
+  const dir = path.join(STACK_DIR, component);
+  const file = fs.readdirSync(dir).find((f) => f.endsWith('.pid'));
+  const pid = file ? readPid(path.join(dir, file)) : null;
+  if (pid === null || !isAlive(pid)) throw new Error(`${component} is not running`);
+  return pid;
+}
+
+async function killAndWait(pid: number): Promise<void> {
+  process.kill(pid, 'SIGKILL');
+  await waitFor(`pid ${pid} to exit`, async () => !isAlive(pid), 10_000, 50);
+}
+
+/** Starts what is down again (the stack's start is per node) and waits until every node is ready. */
+async function restartStack(): Promise<number> {
+  const t0 = Date.now();
+  await stackUp({ dataDir: STACK_DIR, profile: 'cluster', freePorts: true, dieWithParent: true, env: {} });
+  return Date.now() - t0;
+}
+
+async function appliedMessages(p: TestPipeline, keyPrefix: string): Promise<number> {
+  let sum = 0;
+  for (let part = 0; part < 12; part++) {
+    const v = await p.redis.hget(new PartitionKeys(keyPrefix, 'news', 1, part).offsets, p.newsTopic);
+    sum += v === null ? 0 : Number(v) + 1;
+  }
+  return sum;
+}
+
+async function cleanBuild(p: TestPipeline, keyPrefix: string): Promise<Record<string, unknown>> {
+  const clean = p.newProjector(keyPrefix, newsProjection, undefined, 1_000);
+  await clean.start();
+  await p.waitCaughtUp(1, keyPrefix, 300_000);
+  await clean.stop();
+  return snapshotView(p.redis, keyPrefix, 'news', 1);
+}
+
+it(`a projector SIGKILLed at ${KILLS} random points of a replay ends equal, key for key, to a clean build`, async () => {
+  const cfg = testConfig('fault-projector');
+  const p = await openPipeline(cfg);
+  try {
+    const total = 30_000;
+    const articles = syntheticArticles(total);
+    for (let i = 0; i < total; i += 5_000) await p.producer.send(p.newsSpec, articles.slice(i, i + 5_000) as never);
+    const env = { ...configEnv(cfg), MDQ_PROJECTOR_CHUNK: '200' };
+    const points: number[] = [];
+    const t0 = Date.now();
+    for (let k = 0; k < KILLS; k++) {
+      const before = await appliedMessages(p, cfg.keyPrefix);
+      if (before >= total) break;
+      // A random point ahead, spread so that the kills cover the whole replay.
+      const target = Math.min(total - 1, before + 1 + Math.floor(Math.random() * Math.max(1, (2 * (total - before)) / (KILLS - k))));
+      const child = spawnTs('projections/main.ts', ['news'], env);
+      await waitFor('the projector to pass the kill point', async () => (await appliedMessages(p, cfg.keyPrefix)) >= target, 120_000, 10);
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      points.push(await appliedMessages(p, cfg.keyPrefix));
+    }
+    const last = spawnTs('projections/main.ts', ['news'], env);
+    await p.waitCaughtUp(1, cfg.keyPrefix, 300_000);
+    last.kill('SIGTERM');
+    await new Promise((r) => last.once('exit', r));
+    const recovered = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
+    const rebuilt = await cleanBuild(p, `${cfg.keyPrefix}-clean`);
+    expect(points.filter((n) => n < total).length).toBeGreaterThanOrEqual(Math.min(KILLS, 10));
+    expectEqual(recovered, rebuilt);
+    results.projectorKills = { messages: total, kills: points.length, appliedAtKills: points, differences: 0, seconds: Math.round((Date.now() - t0) / 1000) };
+  } finally {
+    await p.close();
+  }
+}, 1_800_000);
+
+it('a Kafka broker SIGKILLed during transactional ingest and during a replay: 0 lost, 0 duplicated, the view equal to a clean build', async () => {
+  const cfg = testConfig('fault-broker');
+  const p = await openPipeline(cfg);
+  try {
+    const total = 40_000;
+    const articles = syntheticArticles(total);
+    const projector = spawnTs('projections/main.ts', ['news'], configEnv(cfg));
+    let killedAt = -1;
+    let restartMs = 0;
+    for (let i = 0; i < total; i += 1_000) {
+      if (i === 10_000) {
+        // During ingest (batches are transactions) and during the projector's reading.
+        killedAt = i;
+        await killAndWait(daemonPid('kafka-2'));
+      }
+      if (i === 25_000) restartMs = await restartStack();
+      await p.producer.send(p.newsSpec, articles.slice(i, i + 1_000) as never);
+    }
+    // A second kill while the projector is still replaying what was produced.
+    await killAndWait(daemonPid('kafka-3'));
+    const second = await appliedMessages(p, cfg.keyPrefix);
+    const restart2Ms = await restartStack();
+    await p.waitCaughtUp(1, cfg.keyPrefix, 300_000);
+    projector.kill('SIGTERM');
+    await new Promise((r) => projector.once('exit', r));
+
+    const counts = await readCommitted(createKafka(cfg, 'fault-count'), [p.newsTopic]);
+    expect(counts[p.newsTopic]).toBe(total); // none lost, none written twice
+    const recovered = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
+    expectEqual(recovered, await cleanBuild(p, `${cfg.keyPrefix}-clean`));
+    results.brokerKills = {
+      produced: total,
+      committed: counts[p.newsTopic],
+      killedDuringIngestAfter: killedAt,
+      killedDuringReplayWhenApplied: second,
+      brokerRestartMs: [restartMs, restart2Ms],
+      viewDifferences: 0,
+    };
+  } finally {
+    await p.close();
+  }
+}, 900_000);
+
+it('a Redis master SIGKILLed during projection and under API load: answers are right or 503, and the view converges to a clean build', async () => {
+  const cfg = testConfig('fault-redis');
+  const p = await openPipeline(cfg);
+  const api = await startApi(cfg, { quota: UNLIMITED });
+  try {
+    if (!isCluster(p.redis)) throw new Error('not a cluster client');
+    // A view served under load (complete, so its right answer is known), and one being projected.
+    const served = syntheticArticles(3_000);
+    await p.producer.send(p.newsSpec, served as never);
+    const first = p.newProjector();
+    await first.start();
+    await p.waitCaughtUp(1);
+    await first.stop();
+    const queries = [{ size: 50 }, { size: 20, filter: { tickers: ['AAPL'] } }, { size: 10, filter: { topics: ['EARNINGS'] } }];
+    const expected = await Promise.all(queries.map(async (q) => (await api.post('/v1/news/tool/news-articles', q)).json));
+
+    const more = syntheticArticles(20_000).map((a) => ({ ...a, id: 100_000 + a.id }));
+    const writerPrefix = `${cfg.keyPrefix}-w`;
+    const writer = spawnTs('projections/main.ts', ['news'], { ...configEnv(cfg), MDQ_KEY_PREFIX: writerPrefix, MDQ_PROJECTOR_CHUNK: '500' });
+    for (let i = 0; i < more.length; i += 2_000) await p.producer.send(p.newsSpec, more.slice(i, i + 2_000) as never);
+
+    // The master holding partition 0 of the view: the one the writer and the readers both use.
+    const slot = calculateSlot(new PartitionKeys(cfg.keyPrefix, 'news', 1, 0).offsets);
+    const node = p.redis.slots[slot]?.[0];
+    const port = Number(node?.split(':')[1]);
+    const dir = fs
+      .readdirSync(STACK_DIR)
+      .find((d) => d.startsWith('redis-') && fs.readFileSync(`/proc/${daemonPid(d)}/cmdline`, 'utf8').includes(String(port)));
+    if (!dir) throw new Error(`no stack node on port ${port}`);
+
+    let ok = 0;
+    let unavailable = 0;
+    const wrong: string[] = [];
+    let firstFailure = 0;
+    let recoveredAt = 0;
+    let stop = false;
+    const load = (async () => {
+      for (let i = 0; !stop; i++) {
+        const q = queries[i % queries.length];
+        const res = await api.post('/v1/news/tool/news-articles', q);
+        if (res.status === 200) {
+          ok++;
+          if (firstFailure && !recoveredAt) recoveredAt = Date.now();
+          if (JSON.stringify(res.json) !== JSON.stringify(expected[i % queries.length])) wrong.push(JSON.stringify(res.json).slice(0, 200));
+        } else if (res.status === 503 && res.headers.get('retry-after')) {
+          unavailable++;
+          firstFailure ||= Date.now();
+        } else wrong.push(`${res.status} ${JSON.stringify(res.json).slice(0, 200)}`);
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 2_000));
+    const killedAt = Date.now();
+    await killAndWait(daemonPid(dir));
+    // The replica takes over after cluster-node-timeout (5 s) and an election.
+    await waitFor('a replica to take over the slot', async () => recoveredAt > 0 || (firstFailure === 0 && Date.now() - killedAt > 15_000), 60_000, 200);
+    await new Promise((r) => setTimeout(r, 3_000));
+    stop = true;
+    await load;
+    const restartMs = await restartStack(); // the old master comes back as a replica
+    await p.waitCaughtUp(1, writerPrefix, 300_000);
+    writer.kill('SIGTERM');
+    await new Promise((r) => writer.once('exit', r));
+
+    expect(wrong).toEqual([]);
+    expect(ok).toBeGreaterThan(0);
+    const converged = await snapshotView(p.redis, writerPrefix, 'news', 1);
+    expectEqual(converged, await cleanBuild(p, `${cfg.keyPrefix}-clean`));
+    results.redisFailover = {
+      answers: { right: ok, unavailable503: unavailable, wrong: wrong.length },
+      secondsUnavailable: firstFailure ? ((recoveredAt || Date.now()) - firstFailure) / 1000 : 0,
+      killedNode: node,
+      oldMasterRejoinMs: restartMs,
+      viewDifferences: 0,
+    };
+  } finally {
+    await api.close();
+    await p.close();
+  }
+}, 900_000);

@@ -1,0 +1,3 @@
+import { holdTheStack } from './holds-the-stack';
+
+holdTheStack('second');
