@@ -1,5 +1,6 @@
 import { execFile } from 'child_process';
 import path from 'path';
+import fc from 'fast-check';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ENDPOINTS } from '../../api/endpoints';
@@ -9,8 +10,9 @@ import { repoRoot } from '../../services/stack/paths';
 import { adapt, landmarks, takesSession, type Landmarks } from '../../scripts/examples-on-data';
 import { openApiDocument } from '../../scripts/generate-clients';
 import { createMdqClient, post, rows, type MdqClient } from '../../clients/typescript/src';
-import { checkCsvAgainstAnswer } from '../support/csv-oracle';
+import { checkCsvAgainstAnswer, toolArguments } from '../support/csv-oracle';
 import { walkApi } from '../support/cursor-walk';
+import { hostileRequests } from '../support/hostile-bodies';
 import { testConfig } from '../support/env';
 import { TestApi, startApi } from '../support/http';
 import { SimulatedMarket, simulatedMarket } from '../support/simulated-market';
@@ -77,28 +79,6 @@ describe('the MCP server', () => {
     return { text: result.content[0].text, isError: result.isError === true };
   };
 
-  const LONG: Record<string, string> = {
-    '1m': 'ONE_MINUTE',
-    '5m': 'FIVE_MINUTE',
-    '15m': 'FIFTEEN_MINUTE',
-    '30m': 'THIRTY_MINUTE',
-    '1h': 'ONE_HOUR',
-    '1d': 'ONE_DAY',
-    '1w': 'ONE_WEEK',
-  };
-
-  /** A REST body as flat tool arguments, as the vendor notes describe them. */
-  const toArguments = (body: Record<string, unknown>) => {
-    const { filter, sort, aggregationPeriod, ...rest } = body as { filter?: object; sort?: { field?: string; direction?: string }; aggregationPeriod?: string };
-    return {
-      ...rest,
-      ...(filter ?? {}),
-      ...(sort?.field ? { sortField: sort.field } : {}),
-      ...(sort?.direction ? { sortDirection: sort.direction } : {}),
-      ...(aggregationPeriod ? { aggregationPeriod: LONG[aggregationPeriod] ?? aggregationPeriod } : {}),
-    };
-  };
-
   const toolOf = (p: string) => `mdq_get_${p.split('/tool/')[1].replace(/[-/]/g, '_')}`;
 
   beforeAll(async () => {
@@ -132,8 +112,9 @@ describe('the MCP server', () => {
     const onData: string[] = [];
     for (const ex of examples()) {
       const rest = await api.post(`${V1}${ex.path}`, ex.body);
-      const tool = await call(mcp, toolOf(ex.path), toArguments(ex.body));
+      const tool = await call(mcp, toolOf(ex.path), toolArguments(ex.body));
       const what = `${ex.path} ${ex.name}`;
+      expect({ what, status: rest.status < 500 }).toEqual({ what, status: true });
       if (rest.status === 200) {
         expect({ what, isError: tool.isError, text: tool.isError ? tool.text : '' }).toEqual({ what, isError: false, text: '' });
         const csv = checkCsvAgainstAnswer(tool.text, rest.json);
@@ -203,6 +184,48 @@ describe('the MCP server', () => {
       const r = await call(mcp, name, args);
       expect({ name, args, isError: r.isError, text: r.text }).toEqual({ name, args, isError: true, text: expect.stringMatching(expected) });
     }
+  });
+
+  it('answers hostile arguments to every tool with a result, never a 5xx or a protocol error', async () => {
+    const fieldNames = ['TICKER', 'PREMIUM', 'TRADE_TIME', 'STRIKE_PRICE', 'EXPIRATION_DATE', 'SESSION_DATE'];
+    const bodies = fc.sample(hostileRequests(ENDPOINTS, ['/v1/nope'], fieldNames), { numRuns: 300, seed: 7 });
+    let sent = 0;
+    for (const req of bodies) {
+      const def = ENDPOINTS.find((d) => `${V1}${d.path}` === req.path);
+      let body: unknown;
+      try {
+        body = JSON.parse(typeof req.body === 'string' ? req.body : Buffer.from(req.body).toString('utf8'));
+      } catch {
+        continue; // not JSON: nothing a tool call can carry
+      }
+      if (!def || typeof body !== 'object' || body === null || Array.isArray(body)) continue;
+      // Nested too deep for JSON.stringify here: the raw text goes as the arguments, unflattened.
+      const raw = typeof req.body === 'string' ? req.body : Buffer.from(req.body).toString('utf8');
+      let args: string;
+      try {
+        args = JSON.stringify(toolArguments(body as Record<string, unknown>));
+      } catch {
+        args = raw;
+      }
+      const message = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${toolOf(def.path)}","arguments":${args}}}`;
+      const res = await fetch(`${api.url}/mcp`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: message,
+      });
+      // Past the body limit (the REST API's 64 KiB) the transport refuses the message whole.
+      if (Buffer.byteLength(message) > 64 * 1024) {
+        expect(res.status).toBe(413);
+        continue;
+      }
+      const answer = (await res.json()) as { result?: { content: { type: string; text: string }[] }; error?: unknown };
+      expect({ kind: req.kind, status: res.status, error: answer.error }).toEqual({ kind: req.kind, status: 200, error: undefined });
+      expect(answer.result!.content[0].type).toBe('text');
+      // A 5xx turned into text would hide a bug as well as a 5xx status would show it.
+      expect({ kind: req.kind, text: answer.result!.content[0].text }).not.toEqual({ kind: req.kind, text: expect.stringMatching(/status 5\d\d/) });
+      sent++;
+    }
+    expect(sent).toBeGreaterThan(100);
   });
 
   it('works statelessly: a lone tools/call over plain HTTP, a batch, no initialize', async () => {

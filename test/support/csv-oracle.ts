@@ -11,7 +11,25 @@
  * - Every non-null scalar of `data` is shown by some cell, and no cell shows anything else.
  */
 
+import { PERIOD_LONG_NAMES, type PeriodName } from '../../api/request/aggregation/period';
+
 type Json = any; // answers of thirty shapes
+
+/**
+ * A REST body as the flat arguments of its MCP tool, as the vendor notes describe them (written
+ * apart from api/mcp/tools.ts): the filter's members at the top, sort as sortField and
+ * sortDirection, aggregationPeriod by its long name.
+ */
+export function toolArguments(body: Record<string, unknown>): Record<string, unknown> {
+  const { filter, sort, aggregationPeriod, ...rest } = body as { filter?: object; sort?: { field?: string; direction?: string }; aggregationPeriod?: string };
+  return {
+    ...rest,
+    ...(filter ?? {}),
+    ...(sort?.field !== undefined ? { sortField: sort.field } : {}),
+    ...(sort?.direction !== undefined ? { sortDirection: sort.direction } : {}),
+    ...(aggregationPeriod ? { aggregationPeriod: PERIOD_LONG_NAMES[aggregationPeriod as PeriodName] ?? aggregationPeriod } : {}),
+  };
+}
 
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];

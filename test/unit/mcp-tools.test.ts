@@ -5,7 +5,8 @@ import { answerToCsv, cellText, csvField, keyColumnName } from '../../api/mcp/cs
 import { PING, deriveTool, deriveTools, toolName } from '../../api/mcp/tools';
 import type { EndpointDef } from '../../api/request/endpoint';
 import { withFilterSpellings } from '../../api/request/filter-schema';
-import { parseCsv } from '../support/csv-oracle';
+import { PERIOD_LONG_NAMES, type PeriodName } from '../../api/request/aggregation/period';
+import { parseCsv, toolArguments } from '../support/csv-oracle';
 
 /**
  * The MCP tools as derived from the endpoints (api/mcp/tools.ts) and the CSV of their answers
@@ -16,27 +17,6 @@ import { parseCsv } from '../support/csv-oracle';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
-
-const LONG: Record<string, string> = {
-  '15m': 'FIFTEEN_MINUTE',
-  '30m': 'THIRTY_MINUTE',
-  '1h': 'ONE_HOUR',
-  '5m': 'FIVE_MINUTE',
-  '1m': 'ONE_MINUTE',
-  '1d': 'ONE_DAY',
-};
-
-/** A REST body as the flat arguments the vendor notes describe (written apart from tools.ts). */
-function flatten(body: Record<string, unknown>): Record<string, unknown> {
-  const { filter, sort, aggregationPeriod, ...rest } = body as { filter?: object; sort?: { field?: string; direction?: string }; aggregationPeriod?: string };
-  return {
-    ...rest,
-    ...(filter ?? {}),
-    ...(sort?.field !== undefined ? { sortField: sort.field } : {}),
-    ...(sort?.direction !== undefined ? { sortDirection: sort.direction } : {}),
-    ...(aggregationPeriod ? { aggregationPeriod: LONG[aggregationPeriod] } : {}),
-  };
-}
 
 /** A body with its filter keys spelled one way: lower case, no plural s. */
 function canonical(body: Record<string, unknown>): Record<string, unknown> {
@@ -122,13 +102,13 @@ describe('tools', () => {
     for (const t of tools.values()) {
       const validate = ajv.compile(t.inputSchema);
       for (const [name, ex] of Object.entries(t.def.examples)) {
-        const args = flatten(ex.request);
+        const args = toolArguments(ex.request);
         expect({ tool: t.name, name, errors: validate(args) ? null : validate.errors }).toEqual({ tool: t.name, name, errors: null });
         const { aggregationPeriod, ...body } = t.toBody(args);
         const { aggregationPeriod: documented, ...rest } = ex.request;
         // Filter keys may come back in the tool's spelling (`sector` as `sectors`), as the REST filter object reads them alike.
         expect(canonical(body)).toEqual(canonical(rest));
-        if (documented) expect(aggregationPeriod).toBe(LONG[documented as string]);
+        if (documented) expect(aggregationPeriod).toBe(PERIOD_LONG_NAMES[documented as PeriodName]);
       }
     }
   });
