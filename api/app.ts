@@ -8,6 +8,7 @@ import { version } from '../package.json';
 import { OPENAPI_PATH, buildOpenApi } from './docs/openapi';
 import { mountReference } from './docs/reference';
 import { ENDPOINTS } from './endpoints';
+import { MCP_PATH, mcpRouter } from './mcp/server';
 import { HttpMetrics } from './ops/http-metrics';
 import { ReadinessCheck } from './ops/readiness';
 import { OPS_PATHS, mountOps } from './ops/routes';
@@ -80,7 +81,7 @@ function requireJsonBody(req: Request, _res: Response, next: NextFunction): void
  *  quota) → /v1: identify the caller (from memory for a known key) → start reading the response
  *  cache's stamp → quota (per user, or per address without a valid key; its Redis command and the
  *  stamp's travel together) →
- *  the public OpenAPI document → require a key → JSON body → endpoints → 404 → problem responses.
+ *  the public OpenAPI document → require a key → JSON body → endpoints → the MCP server (api/mcp/) → 404 → problem responses.
  */
 export function createApp(deps: AppDeps): express.Express {
   const { redis, keyPrefix, keyStore, log } = deps;
@@ -98,7 +99,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy ?? false);
 
-  const label = routeLabeler([...OPS_PATHS, OPENAPI_PATH, '/docs', '/docs/init.js', '/docs/problems', ...endpoints.map((e) => `${V1}${e.path}`)]);
+  const label = routeLabeler([...OPS_PATHS, OPENAPI_PATH, MCP_PATH, '/docs', '/docs/init.js', '/docs/problems', ...endpoints.map((e) => `${V1}${e.path}`)]);
   const metrics = new HttpMetrics(deps.metricsRegistry ?? new Registry(), label);
   const quota = createQuota({ redis, keyPrefix, settings: quotaSettings });
   const openapi = JSON.stringify(buildOpenApi({ endpoints, quota: quotaSettings, version }));
@@ -133,6 +134,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const def of endpoints) mountEndpoint(v1, def, makeContext, responses);
   mountStreams(v1, endpoints, { redis, viewsRedis, views, keyPrefix, log, settings: deps.streams, makeContext });
   app.use(V1, v1);
+  app.use(mcpRouter({ endpoints, keyStore, quota, makeContext, cache: responses, stores, log, version, onProblem: (p) => metrics.problem(p) }));
 
   // Unknown paths outside /v1 count against the client address (those in /v1 were counted above).
   app.use(quota);

@@ -4,7 +4,7 @@ import { ENDPOINTS } from '../api/endpoints';
 import { V1 } from '../api/request/endpoint';
 import { loadConfig } from '../services/config';
 import { defaultDataDir } from '../services/stack/paths';
-import { previousTradingDay, sessionDateOf } from '../services/domain/calendar';
+import { adapt, landmarks, takesSession } from './examples-on-data';
 
 /**
  * `npm run smoke` — one request per endpoint against the running `npm start` (its port and the
@@ -52,67 +52,21 @@ const hasData = (json: Json): boolean => {
   return json !== null && typeof json === 'object' && Object.keys(json).length > 0 && d === undefined;
 };
 
-/** What the running data offers: an expiration and a contract of TICKER with prints. */
-async function landmarks(): Promise<{ expiration: string; osi: string; contract: Record<string, unknown>; sessionDate?: string } | null> {
-  let sessionDate: string | undefined;
-  if (sessionsBack > 0) {
-    const time = (await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1 })).json?.data?.[0]?.tradeTime;
-    if (typeof time !== 'number') return null;
-    sessionDate = sessionDateOf(time);
-    for (let i = 0; i < sessionsBack; i++) sessionDate = previousTradingDay(sessionDate!);
-  }
-  const tape = await post('/options/tool/order-flow/unconsolidated', { filter: { ticker: TICKER }, size: 1, ...(sessionDate ? { sessionDate } : {}) });
-  const row = tape.json?.data?.[0];
-  if (!row) return null;
-  // An expiration with open interest (max-pain needs one), else the print's.
-  const oi = await post('/options/tool/open-interest-by-expiration', { filter: { ticker: TICKER }, ...(sessionDate ? { sessionDate } : {}) });
-  const withOi = Object.entries((oi.json?.data ?? {}) as Record<string, { callOpenInterest: number; putOpenInterest: number }>).find(
-    ([, t]) => t.callOpenInterest + t.putOpenInterest > 0,
-  );
-  return {
-    sessionDate,
-    expiration: withOi?.[0] ?? row.expirationDate,
-    osi: row.osi,
-    contract: { ticker: TICKER, expirationDate: row.expirationDate, strikePrice: row.strikePrice, contractType: row.contractType },
-  };
-}
-
-/** An example moved onto the running data: default time selection (or --sessions-back), TICKER, the landmarks. */
-function adapt(request: Record<string, unknown>, l: NonNullable<Awaited<ReturnType<typeof landmarks>>>, takesSession: boolean): Record<string, unknown> {
-  const { sessionDate: _s, snapshotTime: _t, timeRange: _r, ...rest } = request;
-  const out: Record<string, unknown> = { ...rest };
-  if (l.sessionDate && takesSession) out.sessionDate = l.sessionDate;
-  if (out.sessionDateRange) out.sessionDateRange = { startDate: new Date(Date.now() - 45 * 86_400_000).toISOString().slice(0, 10) };
-  const filter = { ...((out.filter as Record<string, unknown>) ?? {}) };
-  if (filter.osi) filter.osi = l.osi;
-  if (filter.ticker || filter.tickers) {
-    delete filter.tickers;
-    Object.assign(filter, filter.contractType ? l.contract : { ticker: TICKER });
-  }
-  for (const k of ['expirationDate', 'expirationDates']) if (filter[k] && !filter.contractType) filter[k] = l.expiration;
-  for (const k of ['strikePrice', 'strikePrices', 'minStrikePrice', 'maxStrikePrice', 'strikePriceRange']) if (!filter.contractType) delete filter[k];
-  delete out.minStrikePrice;
-  delete out.maxStrikePrice;
-  if (Object.keys(filter).length || out.filter) out.filter = filter;
-  return out;
-}
-
 async function main(): Promise<void> {
   const deadline = Date.now() + waitS * 1000;
   const results = new Map<string, { status: number; data: boolean; detail?: string }>();
   for (;;) {
-    const l = await landmarks().catch(() => null);
+    const l = await landmarks(post, TICKER, sessionsBack).catch(() => null);
     if (l) {
       // Each round asks again only the endpoints that have not answered with data yet.
       for (const def of ENDPOINTS) {
         if (results.get(def.path)?.data) continue;
-        const takesSession = 'sessionDate' in ((def.requestSchema as { properties?: object }).properties ?? {});
-        if (l.sessionDate && !takesSession) continue;
-        const res = await post(def.path, adapt(Object.values(def.examples)[0]!.request, l, takesSession));
+        if (l.sessionDate && !takesSession(def)) continue;
+        const res = await post(def.path, adapt(Object.values(def.examples)[0]!.request, l, takesSession(def), TICKER));
         results.set(def.path, { status: res.status, data: res.status === 200 && hasData(res.json), detail: res.status === 200 ? undefined : res.json?.detail });
       }
     }
-    const asked = ENDPOINTS.filter((d) => !l?.sessionDate || 'sessionDate' in ((d.requestSchema as { properties?: object }).properties ?? {}));
+    const asked = ENDPOINTS.filter((d) => !l?.sessionDate || takesSession(d));
     const missing = asked.filter((d) => !results.get(d.path)?.data);
     if (!missing.length || Date.now() >= deadline) {
       if (!l) console.log(`no print of ${TICKER} yet`);

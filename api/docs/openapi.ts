@@ -5,6 +5,7 @@ import { BODY_LIMIT } from '../request/errors';
 import { PROBLEM_CATEGORIES, PROBLEM_TYPES, ProblemCode, problemTitle, problemTypeUri } from '../request/problem-types';
 import type { QuotaSettings } from '../request/quota';
 import type { JsonSchema } from '../request/validate';
+import { MCP_PATH } from '../mcp/tools';
 import { withFilterSpellings } from '../request/filter-schema';
 import { streamRequestSchema } from '../streams/routes';
 
@@ -295,6 +296,39 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
       },
     };
   }
+  paths[MCP_PATH] = {
+    post: {
+      operationId: 'mcp',
+      summary: 'MCP server: every endpoint as a tool, for AI assistants (Model Context Protocol, Streamable HTTP, stateless)',
+      description:
+        'JSON-RPC 2.0 messages (`initialize`, `tools/list`, `tools/call`, `ping`); a `tools/call` works without `initialize`. One tool per endpoint (`mdq_get_<name>`) plus `mdq_ping`; results are CSV text, errors text with `isError` inside a 200. Each tool call counts as one request of the quota. Send `Accept: application/json, text/event-stream`; answers are JSON. See docs/clients.md.',
+      tags: ['mcp'],
+      parameters: [ref('parameters', 'X-Request-Id')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: ['object', 'array'], description: 'A JSON-RPC 2.0 message, or a batch of them.' },
+            example: {
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'mdq_get_max_pain', arguments: { ticker: 'SPY', expirationDate: '2026-01-16' } },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The JSON-RPC response(s).',
+          headers: { 'X-Request-Id': ref('headers', 'X-Request-Id') },
+          content: { 'application/json': { schema: { type: ['object', 'array'] } } },
+        },
+        '202': { description: 'Notifications or responses only: accepted, no body.' },
+        ...problemResponses(['Unauthorized', 'MethodNotAllowed', 'QuotaExceeded', 'ServiceUnavailable']),
+      },
+    },
+  };
 
   const open = { security: [] as unknown[] };
   const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
@@ -425,6 +459,7 @@ export function buildOpenApi(o: OpenApiOptions): Record<string, unknown> {
     security: [{ bearerAuth: [] }],
     tags: [
       ...[...tags].sort().map((t) => ({ name: t, description: `${t.charAt(0).toUpperCase()}${t.slice(1)} endpoints` })),
+      { name: 'mcp', description: 'The MCP server for AI assistants: every endpoint as a tool' },
       { name: 'reference', description: 'This reference and the problem type documentation (no key needed)' },
       { name: 'operations', description: 'Health and metrics (no key, no quota, no data)' },
     ],

@@ -106,27 +106,43 @@ export function prefetchStamps(endpoints: readonly EndpointDef[], makeContext: (
   };
 }
 
-export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
+/** What an endpoint answers to a body: the JSON bytes, and whether they came from the response cache (null: not cached). */
+export interface EndpointAnswer {
+  bytes: Buffer;
+  hit: boolean | null;
+}
+
+/**
+ * Answers a body the way the endpoint's route does: validated against the request schema, the
+ * handler's result serialized without float noise, through the response cache when the endpoint
+ * has a stamp. The REST route and the MCP tools (api/mcp/) both call it, so a tool answers what
+ * the route would. `stamp` is the one prefetchStamps started, if any.
+ */
+export function endpointRunner(def: EndpointDef, cache: ResponseCache | null = null) {
   const validate = compileSchema(withFilterSpellings(def.requestSchema));
   const serialize = def.serialize ?? ((result: unknown) => JSON.stringify(result));
+  return async (body: unknown, ctx: EndpointContext, stamp?: Promise<string | null>): Promise<EndpointAnswer> => {
+    validate(body);
+    const answer = async () => Buffer.from(withoutFloatNoise(serialize(await def.handle(body as Record<string, unknown>, ctx))), 'utf8');
+    // The stamp is read before the answer is computed, so a cached answer is never older than
+    // the data as it stood when a request using it began.
+    const stamped = cache && def.cacheStamp ? await (stamp ?? def.cacheStamp(ctx)) : null;
+    const key = stamped === null ? null : responseKey(def.path, stamped, body);
+    if (cache && key !== null) return cache.get(key, answer);
+    return { bytes: await answer(), hit: null };
+  };
+}
+
+export function mountEndpoint(router: Router, def: EndpointDef, makeContext: (req: Request) => EndpointContext, cache: ResponseCache | null = null): void {
+  const run = endpointRunner(def, cache);
   // One route per path, its 405 guard inside it: a request walks one layer per endpoint, not two.
   const route = router.route(def.path);
   route.post(async (req: Request, res: Response, next: NextFunction) => {
     try {
       // No body at all is an empty request (valid where every field is optional).
-      const body = req.body === undefined ? {} : req.body;
-      validate(body);
-      const ctx = makeContext(req);
-      const answer = async () => Buffer.from(withoutFloatNoise(serialize(await def.handle(body as Record<string, unknown>, ctx))), 'utf8');
-      // The stamp is read before the answer is computed, so a cached answer is never older than
-      // the data as it stood when a request using it began.
-      const stamp = cache && def.cacheStamp ? await (req.stamp ?? def.cacheStamp(ctx)) : null;
-      const key = stamp === null ? null : responseKey(def.path, stamp, body);
-      if (cache && key !== null) {
-        const { bytes, hit } = await cache.get(key, answer);
-        res.setHeader(CACHE_HEADER, hit ? 'hit' : 'miss');
-        sendJson(res, bytes);
-      } else sendJson(res, await answer());
+      const { bytes, hit } = await run(req.body === undefined ? {} : req.body, makeContext(req), req.stamp);
+      if (hit !== null) res.setHeader(CACHE_HEADER, hit ? 'hit' : 'miss');
+      sendJson(res, bytes);
     } catch (err) {
       next(err);
     }

@@ -57,7 +57,14 @@ function refusal(d: WindowDecision, rule: WindowRule, who: string): Problem {
   });
 }
 
-export function createQuota(o: { redis: Redis; keyPrefix: string; settings: QuotaSettings }): RequestHandler {
+/**
+ * The quota middleware, and `take`, which counts one request of `req`'s caller whenever called
+ * (the middleware counts an HTTP request once): the MCP endpoint counts each tool call with it.
+ * Either sets the quota headers on `res`; `take` resolves to the refusal, or null.
+ */
+export type Quota = RequestHandler & { take(req: Request, res: Response): Promise<Problem | null> };
+
+export function createQuota(o: { redis: Redis; keyPrefix: string; settings: QuotaSettings }): Quota {
   const { keyPrefix, settings } = o;
   const window = new SlidingWindow(o.redis);
   const userRule: WindowRule = { limit: settings.perUser, windowMs: settings.windowMs, burst: settings.burstPerUser, burstWindowMs: settings.burstWindowMs };
@@ -84,10 +91,11 @@ export function createQuota(o: { redis: Redis; keyPrefix: string; settings: Quot
     return refusal(d, rule, user ? '' : ` for requests without a valid API key from ${req.ip}`);
   };
 
-  return (req: Request, res: Response, next: NextFunction) => {
+  const middleware = (req: Request, res: Response, next: NextFunction) => {
     if (req.quotaCounted) return next();
     req.quotaCounted = true;
     // A store error (Redis unreachable) goes to the error handler as a 503; it is not waved through.
     count(req, res).then((p) => next(p ?? undefined), next);
   };
+  return Object.assign(middleware, { take: count });
 }

@@ -43,6 +43,9 @@ function describe(e: ErrorObject): string {
       return 'is required';
     case 'type':
       return `must be ${(e.params as { type: string }).type}`;
+    case 'enum':
+      // The values themselves: an MCP client's model, like a person, can correct its call from them.
+      return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
     default:
       return e.message ?? 'is invalid';
   }

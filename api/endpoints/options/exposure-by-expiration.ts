@@ -23,7 +23,7 @@ export const exposureByExpiration: EndpointDef = {
   cacheStamp: volatilityStamp,
   requestSchema: exposureRequestSchema(surfaceFilterSchema({ strikes: true })),
   responseSchema: exposureResponseSchema(
-    "Expiration date (ascending) -> the one strike key of the expiration (the contributing strike nearest the snapshot price) -> {callExposure, putExposure}, each the sum over the expiration's strikes; a leg type without exposure omits its field.",
+    "Expiration date (ascending) -> strike (the one strike key of the expiration: the contributing strike nearest the snapshot price) -> {callExposure, putExposure}, each the sum over the expiration's strikes; a leg type without exposure omits its field.",
   ),
   examples: {
     gamma: {

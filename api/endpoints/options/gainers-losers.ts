@@ -35,6 +35,7 @@ export const gainersLosers = flowEndpoint({
   foldsBy: ['TICKER', ...TYPE_AND_SIDE],
   dataSchema: {
     type: 'object',
+    description: 'Ticker -> premium, trade count and volume of its matching prints.',
     additionalProperties: {
       type: 'object',
       required: [...FIELDS],

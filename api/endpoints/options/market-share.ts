@@ -34,6 +34,7 @@ export const marketShare = flowEndpoint({
   foldsBy: ['EXCHANGE', 'IS_INDEX', 'CONTRACT_TYPE'],
   dataSchema: {
     type: 'object',
+    description: 'Exchange (alphabetical) -> premium, prints and contracts of its matching prints.',
     additionalProperties: {
       type: 'object',
       required: [...FIELDS],

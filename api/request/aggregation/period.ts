@@ -40,15 +40,18 @@ export const PERIODS: Readonly<Record<PeriodName, Period>> = {
 };
 export const PERIOD_NAMES = Object.keys(PERIODS) as PeriodName[];
 
-const LONG_NAMES: Record<string, PeriodName> = {
-  ONEMINUTE: '1m',
-  FIVEMINUTE: '5m',
-  FIFTEENMINUTE: '15m',
-  THIRTYMINUTE: '30m',
-  ONEHOUR: '1h',
-  ONEDAY: '1d',
-  ONEWEEK: '1w',
+/** The long names the vendor's MCP tools use (vendor notes 1.6); the MCP tools here offer them as the enum. */
+export const PERIOD_LONG_NAMES: Readonly<Record<PeriodName, string>> = {
+  '1m': 'ONE_MINUTE',
+  '5m': 'FIVE_MINUTE',
+  '15m': 'FIFTEEN_MINUTE',
+  '30m': 'THIRTY_MINUTE',
+  '1h': 'ONE_HOUR',
+  '1d': 'ONE_DAY',
+  '1w': 'ONE_WEEK',
 };
+
+const LONG_NAMES: Record<string, PeriodName> = Object.fromEntries(PERIOD_NAMES.map((p): [string, PeriodName] => [normalizeName(PERIOD_LONG_NAMES[p]), p]));
 
 /**
  * Which periods a request spanning up to `maxSpanDays` calendar days accepts, and its default.
