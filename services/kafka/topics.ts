@@ -31,8 +31,10 @@ export async function ensureTopics(admin: Admin, prefix: string, topics: readonl
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(topicName(t, prefix)));
   if (missing.length) {
+    // Not kafkajs's waitForLeaders: it gives up on a broker that has not heard of the topic yet
+    // ("does not host this topic-partition"); untilServed waits that out.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((t) => ({
         topic: topicName(t, prefix),
         numPartitions: t.partitions,
