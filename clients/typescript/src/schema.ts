@@ -661,6 +661,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stream/options/tool/order-flow/consolidated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Consolidated option flow: sweeps, blocks, splits and single prints, cursor-paged. Pushed live (query parameters).
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/options/tool/order-flow/consolidated` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams). The request members as query parameters, JSON values (filter, filterExpression) as JSON text.
+         */
+        get: operations["orderFlowConsolidatedStreamGet"];
+        put?: never;
+        /**
+         * Consolidated option flow: sweeps, blocks, splits and single prints, cursor-paged. Pushed live.
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/options/tool/order-flow/consolidated` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).
+         */
+        post: operations["orderFlowConsolidatedStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/options/tool/order-flow/unconsolidated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The option tape: every print with its derived fields, cursor-paged. Pushed live (query parameters).
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/options/tool/order-flow/unconsolidated` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams). The request members as query parameters, JSON values (filter, filterExpression) as JSON text.
+         */
+        get: operations["orderFlowUnconsolidatedStreamGet"];
+        put?: never;
+        /**
+         * The option tape: every print with its derived fields, cursor-paged. Pushed live.
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/options/tool/order-flow/unconsolidated` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).
+         */
+        post: operations["orderFlowUnconsolidatedStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/news/tool/news-articles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Ticker-tagged news articles, newest first, cursor-paged. Pushed live (query parameters).
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/news/tool/news-articles` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams). The request members as query parameters, JSON values (filter, filterExpression) as JSON text.
+         */
+        get: operations["newsArticlesStreamGet"];
+        put?: never;
+        /**
+         * Ticker-tagged news articles, newest first, cursor-paged. Pushed live.
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/news/tool/news-articles` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).
+         */
+        post: operations["newsArticlesStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/equities/tool/exchange-notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Trading halts, pauses, resumptions, IPO and regulatory notices, newest first, cursor-paged. Pushed live (query parameters).
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/equities/tool/exchange-notifications` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams). The request members as query parameters, JSON values (filter, filterExpression) as JSON text.
+         */
+        get: operations["exchangeNotificationsStreamGet"];
+        put?: never;
+        /**
+         * Trading halts, pauses, resumptions, IPO and regulatory notices, newest first, cursor-paged. Pushed live.
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/equities/tool/exchange-notifications` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).
+         */
+        post: operations["exchangeNotificationsStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/equities/tool/equity-prints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Equity prints on lit exchanges and off-exchange (dark pool), cursor-paged. Pushed live (query parameters).
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/equities/tool/equity-prints` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams). The request members as query parameters, JSON values (filter, filterExpression) as JSON text.
+         */
+        get: operations["equityPrintsStreamGet"];
+        put?: never;
+        /**
+         * Equity prints on lit exchanges and off-exchange (dark pool), cursor-paged. Pushed live.
+         * @description Push stream (Server-Sent Events) of the rows of `POST /v1/equities/tool/equity-prints` as they are projected, with its filter, filterExpression and projection. Each `row` event carries an id; reconnect with `Last-Event-ID` to resume with no gap and no duplicate. Events: ready, row, heartbeat, gap, end (docs/streams.md). Counts once against the quota when it connects; at most a few streams per user at once (TooManyStreams).
+         */
+        post: operations["equityPrintsStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -783,6 +903,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The web console (redirects to /console/, static files; signs in with an API key in the page) */
+        get: operations["webConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -863,7 +1000,7 @@ export interface components {
              * @description The error's name: the spec's where it has one.
              * @enum {string}
              */
-            code: "ValidationFailure" | "Unauthorized" | "NotFound" | "MethodNotAllowed" | "PayloadTooLarge" | "UnsupportedMediaType" | "QuotaExceeded" | "InternalError" | "ServiceUnavailable" | "NotReady" | "StockPriceNotFound" | "EmptyOpenInterest" | "OpenInterestChangesNotKept" | "StartSessionStockPricesUnavailable" | "EndSessionStockPricesUnavailable" | "UnderlyingPriceUnavailable" | "LevelsUnavailable";
+            code: "ValidationFailure" | "Unauthorized" | "NotFound" | "MethodNotAllowed" | "PayloadTooLarge" | "UnsupportedMediaType" | "QuotaExceeded" | "TooManyStreams" | "InternalError" | "ServiceUnavailable" | "NotReady" | "StockPriceNotFound" | "EmptyOpenInterest" | "OpenInterestChangesNotKept" | "StartSessionStockPricesUnavailable" | "EndSessionStockPricesUnavailable" | "UnderlyingPriceUnavailable" | "LevelsUnavailable";
             /** @description The path of the failing request. */
             instance: string;
             /** @description The request id, also in the X-Request-Id header. */
@@ -3407,6 +3544,434 @@ export interface components {
                 };
             };
         };
+        OrderFlowConsolidatedStreamRequest: {
+            /** @description Keep only these fields: ID, TICKER, CONTRACT_TYPE, EXPIRATION_DATE, DTE, STRIKE_PRICE, SECTOR, INDUSTRY, EXCHANGE, PREMIUM, SIZE, VOLUME, OPEN_INTEREST, OPTION_PRICE, ASK_PRICE, BID_PRICE, BID_ASK_SPREAD, STOCK_PRICE, IMPLIED_VOLATILITY, TRADE_SIDE_CODE, TRADE_TYPE, SENTIMENT_TYPE, IS_UNUSUAL, IS_OPENING_POSITION, IS_ETF, IS_INDEX, IS_VOLUME_GREATER_THAN_OPEN_INTEREST, GREEKS, MONEYNESS, TRADE_TIME, TRADE_CONSOLIDATION_TYPE, IS_GOLDEN_SWEEP, COMPRISING_TRADES. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes. */
+            includes?: string[];
+            /** @description Drop these fields (same names as includes). */
+            excludes?: string[];
+            /** @description Convenience filters; keys ignore case and separators, singular and plural alike. */
+            filter?: {
+                /** @description Underlying ticker(s) (alias ticker); OR-combined. */
+                tickers?: string | string[];
+                /** @description Sector(s) (alias sector); case, spaces and separators ignored: FINANCIAL_SERVICES = financialServices = "financial services". */
+                sectors?: string | string[];
+                /** @description Industry(ies) (alias industry); case and separators ignored, a double underscore equals a single one. */
+                industries?: string | string[];
+                /** @description CALL and/or PUT (alias contractType). */
+                contractTypes?: string | string[];
+                /** @description ATM, ITM, OTM (alias moneyType); ATM is within 0.5 % of the strike. */
+                moneyTypes?: string | string[];
+                /** @description Exact strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange. */
+                strikePrices?: number | number[];
+                /** @description Strike price range in dollars {min, max}, inclusive; a null or absent bound is open. */
+                strikePriceRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange. */
+                expirationDates?: string | string[];
+                /** @description Expiration dates {startDate, endDate}, inclusive LocalDates; a null bound is open. */
+                expirationDateRange?: {
+                    startDate?: string | null;
+                    endDate?: string | null;
+                };
+                /** @description ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID, or the short codes AA, A, M, B, BB (alias tradeSideCode). */
+                tradeSideCodes?: string | string[];
+                /** @description Trade type(s) (alias tradeType): AUTO, ISO, AUCT, AUCT_ISO, CROSS, CROSS_ISO, FLR, MULTI_AUTO, MULTI_AUCT, MULTI_CROSS, MULTI_FLR, M2S_AUTO, M2S_AUCT, M2S_FLR, TIED_AUTO, TIED_AUCT, TIED_CROSS, TIED_FLR. */
+                tradeTypes?: string | string[];
+                /** @description Sentiment(s) (alias sentimentType): BULLISH, BEARISH, NEUTRAL. */
+                sentimentTypes?: string | string[];
+                /** @description Options exchange code(s) (alias exchange): AMEX, ARCA, BOX, BZX, C2, CBOE, EDGX, EMLD, GEMX, ISE, MEMX, MIAX, MPRL, MRX, NOBO, NSDQ, PHLX, SPHR. */
+                exchanges?: string | string[];
+                /** @description Premium in dollars {min, max}, inclusive; a null or absent bound is open. */
+                premiumRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description The contract's session volume at the trade, contracts {min, max}, inclusive; a null or absent bound is open. */
+                volumeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description moneyness.degree, |strike - stock price| in dollars {min, max}, inclusive; a null or absent bound is open. */
+                moneynessInDollarsRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description moneyness.degreeInPercent, |strike - stock price| / stock price x 100 {min, max}, inclusive; a null or absent bound is open. */
+                moneynessInPercentRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.charm (delta change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                charmRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.color (gamma change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                colorRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.delta (value change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                deltaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.gamma (delta change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                gammaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.omega (elasticity: % value change per 1 % of the underlying (delta x S / V)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                omegaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.rho (value change per 1 % of the risk-free rate); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                rhoRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.sigma (the implied volatility, fractional); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                sigmaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.speed (gamma change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                speedRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.theta (value change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                thetaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.ultima (vomma change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                ultimaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vanna (delta change per volatility point (0.01)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vannaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vega (value change per volatility point (0.01)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vegaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.veta (vega change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vetaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vomma (vega change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vommaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.zomma (gamma change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                zommaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Trade size in contracts {min, max}, inclusive; a null or absent bound is open. */
+                sizeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                isUnusual?: boolean | null;
+                isOpeningPosition?: boolean | null;
+                isVolumeGreaterThanOpenInterest?: boolean | null;
+                /** @description SWEEP, SPLIT, BLOCK (alias tradeConsolidationType). */
+                tradeConsolidationTypes?: string | string[];
+                isGoldenSweep?: boolean | null;
+            };
+            /** @description Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms. */
+            filterExpression?: Record<string, never> | null;
+            /**
+             * @description Nest the prints of each trade as comprisingTrades.
+             * @default false
+             */
+            includeComprisingTrades?: boolean;
+            /**
+             * @description Where a stream without Last-Event-ID starts: the feed end (default) or the oldest entry kept.
+             * @enum {string}
+             */
+            from?: "latest" | "earliest";
+            /** @description Resume after this event id (as the Last-Event-ID header, for clients that cannot set it). */
+            lastEventId?: string;
+        };
+        OrderFlowUnconsolidatedStreamRequest: {
+            /** @description Keep only these fields: ID, TICKER, CONTRACT_TYPE, EXPIRATION_DATE, DTE, STRIKE_PRICE, SECTOR, INDUSTRY, EXCHANGE, PREMIUM, SIZE, VOLUME, OPEN_INTEREST, OPTION_PRICE, ASK_PRICE, BID_PRICE, BID_ASK_SPREAD, STOCK_PRICE, IMPLIED_VOLATILITY, TRADE_SIDE_CODE, TRADE_TYPE, SENTIMENT_TYPE, IS_UNUSUAL, IS_OPENING_POSITION, IS_ETF, IS_INDEX, IS_VOLUME_GREATER_THAN_OPEN_INTEREST, GREEKS, MONEYNESS, TRADE_TIME, OSI. Nested objects (GREEKS, MONEYNESS) project as a whole. Exclusive with excludes. */
+            includes?: string[];
+            /** @description Drop these fields (same names as includes). */
+            excludes?: string[];
+            /** @description Convenience filters; keys ignore case and separators, singular and plural alike. */
+            filter?: {
+                /** @description Underlying ticker(s) (alias ticker); OR-combined. */
+                tickers?: string | string[];
+                /** @description Sector(s) (alias sector); case, spaces and separators ignored: FINANCIAL_SERVICES = financialServices = "financial services". */
+                sectors?: string | string[];
+                /** @description Industry(ies) (alias industry); case and separators ignored, a double underscore equals a single one. */
+                industries?: string | string[];
+                /** @description CALL and/or PUT (alias contractType). */
+                contractTypes?: string | string[];
+                /** @description ATM, ITM, OTM (alias moneyType); ATM is within 0.5 % of the strike. */
+                moneyTypes?: string | string[];
+                /** @description Exact strike(s) in dollars (alias strikePrice); exclusive with strikePriceRange. */
+                strikePrices?: number | number[];
+                /** @description Strike price range in dollars {min, max}, inclusive; a null or absent bound is open. */
+                strikePriceRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Expiration date(s) yyyy-MM-dd (alias expirationDate); exclusive with expirationDateRange. */
+                expirationDates?: string | string[];
+                /** @description Expiration dates {startDate, endDate}, inclusive LocalDates; a null bound is open. */
+                expirationDateRange?: {
+                    startDate?: string | null;
+                    endDate?: string | null;
+                };
+                /** @description ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID, or the short codes AA, A, M, B, BB (alias tradeSideCode). */
+                tradeSideCodes?: string | string[];
+                /** @description Trade type(s) (alias tradeType): AUTO, ISO, AUCT, AUCT_ISO, CROSS, CROSS_ISO, FLR, MULTI_AUTO, MULTI_AUCT, MULTI_CROSS, MULTI_FLR, M2S_AUTO, M2S_AUCT, M2S_FLR, TIED_AUTO, TIED_AUCT, TIED_CROSS, TIED_FLR. */
+                tradeTypes?: string | string[];
+                /** @description Sentiment(s) (alias sentimentType): BULLISH, BEARISH, NEUTRAL. */
+                sentimentTypes?: string | string[];
+                /** @description Options exchange code(s) (alias exchange): AMEX, ARCA, BOX, BZX, C2, CBOE, EDGX, EMLD, GEMX, ISE, MEMX, MIAX, MPRL, MRX, NOBO, NSDQ, PHLX, SPHR. */
+                exchanges?: string | string[];
+                /** @description Premium in dollars {min, max}, inclusive; a null or absent bound is open. */
+                premiumRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description The contract's session volume at the trade, contracts {min, max}, inclusive; a null or absent bound is open. */
+                volumeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description moneyness.degree, |strike - stock price| in dollars {min, max}, inclusive; a null or absent bound is open. */
+                moneynessInDollarsRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description moneyness.degreeInPercent, |strike - stock price| / stock price x 100 {min, max}, inclusive; a null or absent bound is open. */
+                moneynessInPercentRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.charm (delta change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                charmRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.color (gamma change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                colorRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.delta (value change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                deltaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.gamma (delta change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                gammaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.omega (elasticity: % value change per 1 % of the underlying (delta x S / V)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                omegaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.rho (value change per 1 % of the risk-free rate); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                rhoRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.sigma (the implied volatility, fractional); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                sigmaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.speed (gamma change per $1 of the underlying); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                speedRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.theta (value change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                thetaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.ultima (vomma change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                ultimaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vanna (delta change per volatility point (0.01)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vannaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vega (value change per volatility point (0.01)); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vegaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.veta (vega change per calendar day); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vetaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.vomma (vega change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                vommaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description greeks.zomma (gamma change per volatility point); rows without greeks never match {min, max}, inclusive; a null or absent bound is open. */
+                zommaRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Trade size in contracts {min, max}, inclusive; a null or absent bound is open. */
+                sizeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                isUnusual?: boolean | null;
+                isOpeningPosition?: boolean | null;
+                isVolumeGreaterThanOpenInterest?: boolean | null;
+                /** @description One contract: its 21-character OSI symbol, e.g. "SPY   261218C00450000". */
+                osi?: string | null | string[];
+            };
+            /** @description Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms. */
+            filterExpression?: Record<string, never> | null;
+            /**
+             * @description Where a stream without Last-Event-ID starts: the feed end (default) or the oldest entry kept.
+             * @enum {string}
+             */
+            from?: "latest" | "earliest";
+            /** @description Resume after this event id (as the Last-Event-ID header, for clients that cannot set it). */
+            lastEventId?: string;
+        };
+        NewsArticlesStreamRequest: {
+            /** @description Keep only these fields: ID, PUBLISHED_TIME, TITLE, TICKER, TOPICS (names ignore case and separators). Mutually exclusive with excludes. */
+            includes?: string[];
+            /** @description Drop these fields (same names as includes). */
+            excludes?: string[];
+            /** @description Convenience filters; keys ignore case and separators, singular and plural alike. */
+            filter?: {
+                /** @description Ticker or tickers (alias ticker); OR-combined. */
+                tickers?: string | string[];
+                /** @description Topics (alias topic), canonical (M_AND_A) or display form (M&A); OR-combined. */
+                topics?: string | string[];
+                /** @description Sentiments (alias sentiment), e.g. SLIGHTLY_BULLISH; OR-combined. With tickers: one of the tickers carries one of the sentiments. */
+                sentiments?: string | string[];
+            };
+            /** @description Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms. */
+            filterExpression?: Record<string, never> | null;
+            /**
+             * @description Populate body on every row.
+             * @default false
+             */
+            includeBody?: boolean;
+            /**
+             * @description Where a stream without Last-Event-ID starts: the feed end (default) or the oldest entry kept.
+             * @enum {string}
+             */
+            from?: "latest" | "earliest";
+            /** @description Resume after this event id (as the Last-Event-ID header, for clients that cannot set it). */
+            lastEventId?: string;
+        };
+        ExchangeNotificationsStreamRequest: {
+            /** @description Keep only these fields: ID, TICKER, TYPE, CREATED_TIME. Exclusive with excludes. */
+            includes?: string[];
+            /** @description Drop these fields (same names as includes). */
+            excludes?: string[];
+            /** @description Convenience filters; keys ignore case and separators, singular and plural alike. */
+            filter?: {
+                /** @description Ticker(s) (alias ticker); OR-combined. */
+                tickers?: string | string[];
+                /** @description Notification type(s) (alias type), from: C3, C4, C9, C11, D, IPO1, IPOQ, IPOE, H4, H9, H10, H11, LUDP, LUDS, M, M1, M2, MWC0, MWC1, MWC2, MWC3, MWCQ, O1, R1, R2, R4, R9, REG_SHO, T1, T2, T3, T5, T6, T7, T8, T12; OR-combined. An unknown code is a 400. */
+                types?: string | string[];
+            };
+            /** @description Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms. */
+            filterExpression?: Record<string, never> | null;
+            /**
+             * @description Where a stream without Last-Event-ID starts: the feed end (default) or the oldest entry kept.
+             * @enum {string}
+             */
+            from?: "latest" | "earliest";
+            /** @description Resume after this event id (as the Last-Event-ID header, for clients that cannot set it). */
+            lastEventId?: string;
+        };
+        EquityPrintsStreamRequest: {
+            /** @description Keep only these fields: ID, TICKER, PRICE, SIZE, NOTIONAL_VALUE, PRINT_TYPE, TRADE_SIDE, ASK_PRICE, BID_PRICE, ASK_SIZE, BID_SIZE, IS_DELAYED_PRINT, TRADE_TIME. Exclusive with excludes. */
+            includes?: string[];
+            /** @description Drop these fields (same names as includes). */
+            excludes?: string[];
+            /** @description Convenience filters; keys ignore case and separators, singular and plural alike. */
+            filter?: {
+                /** @description Ticker(s) (alias ticker); OR-combined. */
+                tickers?: string | string[];
+                /** @description LIT and/or DARK_POOL (aliases equityPrintType, printType, printTypes, type, types). */
+                equityPrintTypes?: string | string[];
+                /** @description Trade side(s): ABOVE_ASK, ASK, MID_MARKET, BID, BELOW_BID or the short codes AA, A, M, B, BB (alias tradeSideCode). */
+                tradeSideCodes?: string | string[];
+                /** @description Price in dollars {min, max}, inclusive; a null or absent bound is open. */
+                priceRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Size in shares {min, max}, inclusive; a null or absent bound is open. */
+                sizeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Ask price in dollars {min, max}, inclusive; a null or absent bound is open. */
+                askPriceRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Ask size in shares {min, max}, inclusive; a null or absent bound is open. */
+                askSizeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Bid price in dollars {min, max}, inclusive; a null or absent bound is open. */
+                bidPriceRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Bid size in shares {min, max}, inclusive; a null or absent bound is open. */
+                bidSizeRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description Notional (price x size) in dollars {min, max}, inclusive; a null or absent bound is open. */
+                notionalValueRange?: {
+                    min?: number | null;
+                    max?: number | null;
+                };
+                /** @description true: only prints reported late; false: only prints reported on time. */
+                isDelayedPrint?: boolean | string;
+            };
+            /** @description Boolean tree of {conjunction, filters} groups and {field, operation, value|values} terms. */
+            filterExpression?: Record<string, never> | null;
+            /**
+             * @description Where a stream without Last-Event-ID starts: the feed end (default) or the oldest entry kept.
+             * @enum {string}
+             */
+            from?: "latest" | "earliest";
+            /** @description Resume after this event id (as the Last-Event-ID header, for clients that cannot set it). */
+            lastEventId?: string;
+        };
     };
     responses: {
         /** @description Data Unavailable (/docs/problems/data-unavailable, code EmptyOpenInterest). No open interest exists for the ticker, session and expiration (Max Pain); `detail` names all three. */
@@ -3750,6 +4315,33 @@ export interface components {
                  *       "detail": "No stock price exists for the ticker over the range (Dark Pool Levels) or session (Max Pain); `detail` names the ticker",
                  *       "category": "data-unavailable",
                  *       "code": "StockPriceNotFound",
+                 *       "instance": "/v1/news/tool/news-articles",
+                 *       "requestId": "3f1c2a9e-5b7d-4c1e-9a2f-0d6b8e4c7a15"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute. */
+        TooManyStreams: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs/problems/rate-limit-exceeded",
+                 *       "title": "Rate Limit Exceeded",
+                 *       "status": 429,
+                 *       "detail": "Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process",
+                 *       "category": "rate-limit-exceeded",
+                 *       "code": "TooManyStreams",
                  *       "instance": "/v1/news/tool/news-articles",
                  *       "requestId": "3f1c2a9e-5b7d-4c1e-9a2f-0d6b8e4c7a15"
                  *     }
@@ -5246,6 +5838,675 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    orderFlowConsolidatedStreamGet: {
+        parameters: {
+            query?: {
+                /** @description The request member includes; JSON text for objects and lists. */
+                includes?: string;
+                /** @description The request member excludes; JSON text for objects and lists. */
+                excludes?: string;
+                /** @description The request member filter; JSON text for objects and lists. */
+                filter?: string;
+                /** @description The request member filterExpression; JSON text for objects and lists. */
+                filterExpression?: string;
+                /** @description The request member includeComprisingTrades; JSON text for objects and lists. */
+                includeComprisingTrades?: string;
+                /** @description The request member from; JSON text for objects and lists. */
+                from?: string;
+                /** @description The request member lastEventId; JSON text for objects and lists. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderFlowConsolidatedStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OrderFlowConsolidatedStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderFlowUnconsolidatedStreamGet: {
+        parameters: {
+            query?: {
+                /** @description The request member includes; JSON text for objects and lists. */
+                includes?: string;
+                /** @description The request member excludes; JSON text for objects and lists. */
+                excludes?: string;
+                /** @description The request member filter; JSON text for objects and lists. */
+                filter?: string;
+                /** @description The request member filterExpression; JSON text for objects and lists. */
+                filterExpression?: string;
+                /** @description The request member from; JSON text for objects and lists. */
+                from?: string;
+                /** @description The request member lastEventId; JSON text for objects and lists. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    orderFlowUnconsolidatedStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["OrderFlowUnconsolidatedStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    newsArticlesStreamGet: {
+        parameters: {
+            query?: {
+                /** @description The request member includes; JSON text for objects and lists. */
+                includes?: string;
+                /** @description The request member excludes; JSON text for objects and lists. */
+                excludes?: string;
+                /** @description The request member filter; JSON text for objects and lists. */
+                filter?: string;
+                /** @description The request member filterExpression; JSON text for objects and lists. */
+                filterExpression?: string;
+                /** @description The request member includeBody; JSON text for objects and lists. */
+                includeBody?: string;
+                /** @description The request member from; JSON text for objects and lists. */
+                from?: string;
+                /** @description The request member lastEventId; JSON text for objects and lists. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    newsArticlesStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NewsArticlesStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exchangeNotificationsStreamGet: {
+        parameters: {
+            query?: {
+                /** @description The request member includes; JSON text for objects and lists. */
+                includes?: string;
+                /** @description The request member excludes; JSON text for objects and lists. */
+                excludes?: string;
+                /** @description The request member filter; JSON text for objects and lists. */
+                filter?: string;
+                /** @description The request member filterExpression; JSON text for objects and lists. */
+                filterExpression?: string;
+                /** @description The request member from; JSON text for objects and lists. */
+                from?: string;
+                /** @description The request member lastEventId; JSON text for objects and lists. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    exchangeNotificationsStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ExchangeNotificationsStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    equityPrintsStreamGet: {
+        parameters: {
+            query?: {
+                /** @description The request member includes; JSON text for objects and lists. */
+                includes?: string;
+                /** @description The request member excludes; JSON text for objects and lists. */
+                excludes?: string;
+                /** @description The request member filter; JSON text for objects and lists. */
+                filter?: string;
+                /** @description The request member filterExpression; JSON text for objects and lists. */
+                filterExpression?: string;
+                /** @description The request member from; JSON text for objects and lists. */
+                from?: string;
+                /** @description The request member lastEventId; JSON text for objects and lists. */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    equityPrintsStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request, echoed back and given as the problem `requestId`; a fresh UUID when absent or not matching the pattern. */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+                /** @description Resume after this event id. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["EquityPrintsStreamRequest"];
+            };
+        };
+        responses: {
+            /** @description An event stream that lasts until either side closes it. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailure"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /**
+             * @description Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code QuotaExceeded). Too many requests: by default 240 in any sliding 60 s per user and 20 in any second, counted across every endpoint and every API process, and 60 per 60 s per client address for requests without a valid key. `Retry-After` (and `retryAfterSeconds`) says how many seconds until a request is admitted again; `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` and the IETF `RateLimit` headers are on every counted response.
+             *
+             *     Rate Limit Exceeded (/docs/problems/rate-limit-exceeded, code TooManyStreams). Push streams (`/v1/stream/...`): the user already has as many streams open as allowed (5 by default, `MDQ_STREAMS_PER_USER`), counted across every API process. Close one, or retry after `Retry-After` seconds; a stream that ended without closing frees its slot within a minute.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -5435,6 +6696,24 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["QuotaExceeded"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    webConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /console/. */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     liveness: {
