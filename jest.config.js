@@ -3,6 +3,17 @@
 // ports in a temporary folder (or takes from KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL / VIEWS_REDIS_URL).
 const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
+/** What a project whose tests run against the private stack adds. */
+const onStack = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  setupFilesAfterEnv: [
+    '<rootDir>/test/support/integration-timeout.ts',
+    '<rootDir>/test/support/phase-profile-setup.ts',
+    '<rootDir>/test/support/die-with-jest.ts',
+  ],
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
   // Both cores: the stack's JVMs and Redis leave about a third of the machine idle with one worker.
@@ -21,13 +32,7 @@ module.exports = {
       testEnvironment: 'node',
       transform,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFilesAfterEnv: [
-        '<rootDir>/test/support/integration-timeout.ts',
-        '<rootDir>/test/support/phase-profile-setup.ts',
-        '<rootDir>/test/support/die-with-jest.ts',
-      ],
+      ...onStack,
     },
     {
       displayName: 'faults',
@@ -35,13 +40,7 @@ module.exports = {
       transform,
       // Only through `npm run faults` (scripts/test-cluster.cjs --faults): minutes of injected faults.
       testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFilesAfterEnv: [
-        '<rootDir>/test/support/integration-timeout.ts',
-        '<rootDir>/test/support/phase-profile-setup.ts',
-        '<rootDir>/test/support/die-with-jest.ts',
-      ],
+      ...onStack,
     },
   ],
 };

@@ -6,12 +6,11 @@ import { isCluster } from '../../services/redis/client';
 import { isAlive, readPid } from '../../services/stack/process';
 import { stackUp } from '../../services/stack/stack';
 import { PartitionKeys } from '../../services/views/keys';
-import { newsProjection } from '../../projections/news/projection';
 import { expectEqual } from '../support/expect-equal';
 import { testConfig, waitFor } from '../support/env';
 import { startApi, UNLIMITED } from '../support/http';
 import { readCommitted } from '../support/kafka-count';
-import { TestPipeline, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
+import { TestPipeline, appliedCount, cleanNewsBuild, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
 
 /**
  * The fault suite (`npm run faults`): on the cluster profile of the test stack, each scenario
@@ -55,22 +54,8 @@ async function restartStack(): Promise<number> {
   return Date.now() - t0;
 }
 
-async function appliedMessages(p: TestPipeline, keyPrefix: string): Promise<number> {
-  let sum = 0;
-  for (let part = 0; part < 12; part++) {
-    const v = await p.redis.hget(new PartitionKeys(keyPrefix, 'news', 1, part).offsets, p.newsTopic);
-    sum += v === null ? 0 : Number(v) + 1;
-  }
-  return sum;
-}
-
-async function cleanBuild(p: TestPipeline, keyPrefix: string): Promise<Record<string, unknown>> {
-  const clean = p.newProjector(keyPrefix, newsProjection, undefined, 1_000);
-  await clean.start();
-  await p.waitCaughtUp(1, keyPrefix, 300_000);
-  await clean.stop();
-  return snapshotView(p.redis, keyPrefix, 'news', 1);
-}
+const appliedMessages = (p: TestPipeline, keyPrefix: string) => appliedCount(p.redis, keyPrefix, 'news', 1, p.newsTopic);
+const cleanBuild = (p: TestPipeline, keyPrefix: string) => cleanNewsBuild(p, keyPrefix, 300_000);
 
 it(`a projector SIGKILLed at ${KILLS} random points of a replay ends equal, key for key, to a clean build`, async () => {
   const cfg = testConfig('fault-projector');

@@ -12,7 +12,7 @@ import { newsProjection } from '../../projections/news/projection';
 import type { Projection } from '../../projections/runtime/projection';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { testConfig, waitFor } from '../support/env';
-import { TestPipeline, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
+import { TestPipeline, appliedCount, cleanNewsBuild, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
 import { expectEqual } from '../support/expect-equal';
 
 /**
@@ -23,23 +23,8 @@ import { expectEqual } from '../support/expect-equal';
 let pipe: TestPipeline;
 
 /** Messages of the news topic applied to a view (offsets + 1, summed over partitions). */
-async function appliedMessages(p: TestPipeline, keyPrefix: string): Promise<number> {
-  let sum = 0;
-  for (let part = 0; part < 12; part++) {
-    const v = await p.redis.hget(new PartitionKeys(keyPrefix, 'news', 1, part).offsets, p.newsTopic);
-    sum += v === null ? 0 : Number(v) + 1;
-  }
-  return sum;
-}
-
-/** The news view built from scratch into another key namespace, in chunks of its own: what every recovery must equal. */
-async function cleanBuild(p: TestPipeline, keyPrefix: string): Promise<Record<string, unknown>> {
-  const clean = p.newProjector(keyPrefix, newsProjection, undefined, 1_000);
-  await clean.start();
-  await p.waitCaughtUp(1, keyPrefix, 120_000);
-  await clean.stop();
-  return snapshotView(p.redis, keyPrefix, 'news', 1);
-}
+const appliedMessages = (p: TestPipeline, keyPrefix: string) => appliedCount(p.redis, keyPrefix, 'news', 1, p.newsTopic);
+const cleanBuild = (p: TestPipeline, keyPrefix: string) => cleanNewsBuild(p, keyPrefix);
 const config = testConfig('proj');
 
 beforeAll(async () => {

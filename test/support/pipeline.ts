@@ -157,6 +157,15 @@ export async function viewContents(redis: Redis, prefix: string, view: string, v
   return Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith(':offsets') && !k.endsWith(':feed') && k !== 'format' && k !== 'hot-sessions'));
 }
 
+/** The news view built from scratch into another key namespace, in chunks of its own: what every recovery must equal. */
+export async function cleanNewsBuild(p: TestPipeline, keyPrefix: string, timeoutMs = 120_000): Promise<Record<string, unknown>> {
+  const clean = p.newProjector(keyPrefix, newsProjection, undefined, 1_000);
+  await clean.start();
+  await p.waitCaughtUp(1, keyPrefix, timeoutMs);
+  await clean.stop();
+  return snapshotView(p.redis, keyPrefix, 'news', 1);
+}
+
 /** Messages of `topic` a view version has applied (offsets + 1, summed over partitions). */
 export async function appliedCount(redis: Redis, prefix: string, view: string, version: number, topic: string, partitions = 12): Promise<number> {
   let sum = 0;
