@@ -65,13 +65,14 @@ it(`a projector SIGKILLed at ${KILLS} random points of a replay ends equal, key 
     const articles = syntheticArticles(total);
     for (let i = 0; i < total; i += 5_000) await p.producer.send(p.newsSpec, articles.slice(i, i + 5_000) as never);
     const env = { ...configEnv(cfg), MDQ_PROJECTOR_CHUNK: '200' };
+    // One kill point in each of KILLS equal strata of the replay, in the first half of its
+    // stratum, so a restarted projector always has a point ahead to pass.
+    const stratum = total / KILLS;
+    const targets = Array.from({ length: KILLS }, (_, k) => Math.floor(k * stratum + 1 + Math.random() * (stratum / 2)));
     const points: number[] = [];
     const t0 = Date.now();
-    for (let k = 0; k < KILLS; k++) {
-      const before = await appliedMessages(p, cfg.keyPrefix);
-      if (before >= total) break;
-      // A random point ahead, spread so that the kills cover the whole replay.
-      const target = Math.min(total - 1, before + 1 + Math.floor(Math.random() * Math.max(1, (2 * (total - before)) / (KILLS - k))));
+    for (const target of targets) {
+      if ((await appliedMessages(p, cfg.keyPrefix)) >= target) continue; // passed while the last one died
       const child = spawnTs('projections/main.ts', ['news'], env);
       await waitFor('the projector to pass the kill point', async () => (await appliedMessages(p, cfg.keyPrefix)) >= target, 120_000, 10);
       child.kill('SIGKILL');
@@ -84,9 +85,18 @@ it(`a projector SIGKILLed at ${KILLS} random points of a replay ends equal, key 
     await new Promise((r) => last.once('exit', r));
     const recovered = await snapshotView(p.redis, cfg.keyPrefix, 'news', 1);
     const rebuilt = await cleanBuild(p, `${cfg.keyPrefix}-clean`);
-    expect(points.filter((n) => n < total).length).toBeGreaterThanOrEqual(Math.min(KILLS, 10));
+    // Nearly every point got its own kill before the end of the replay (a kill can land a few
+    // chunks after its point, past the next one or the end).
+    expect(points.filter((n) => n < total).length).toBeGreaterThanOrEqual(KILLS * 0.9);
     expectEqual(recovered, rebuilt);
-    results.projectorKills = { messages: total, kills: points.length, appliedAtKills: points, differences: 0, seconds: Math.round((Date.now() - t0) / 1000) };
+    results.projectorKills = {
+      messages: total,
+      killPoints: KILLS,
+      kills: points.length,
+      appliedAtKills: points,
+      differences: 0,
+      seconds: Math.round((Date.now() - t0) / 1000),
+    };
   } finally {
     await p.close();
   }
