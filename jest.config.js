@@ -1,6 +1,8 @@
 // Two projects: fast unit tests with no infrastructure, and integration/end-to-end tests that
 // run against a real Kafka, schema registry and Redis which the global setup provisions on free
 // ports in a temporary folder (or takes from KAFKA_BROKERS / SCHEMA_REGISTRY_URL / REDIS_URL / VIEWS_REDIS_URL).
+// A third, the fault suite, exists only in `npm run faults` (scripts/test-cluster.cjs sets
+// MDQ_JEST_FAULTS): minutes of injected faults that `npm test` does not run.
 const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 
 /** What a project whose tests run against the private stack adds. */
@@ -12,6 +14,14 @@ const onStack = {
     '<rootDir>/test/support/phase-profile-setup.ts',
     '<rootDir>/test/support/die-with-jest.ts',
   ],
+};
+
+const faults = {
+  displayName: 'faults',
+  testEnvironment: 'node',
+  transform,
+  testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
+  ...onStack,
 };
 
 /** @type {import('jest').Config} */
@@ -34,13 +44,6 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       ...onStack,
     },
-    {
-      displayName: 'faults',
-      testEnvironment: 'node',
-      transform,
-      // Only through `npm run faults` (scripts/test-cluster.cjs --faults): minutes of injected faults.
-      testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
-      ...onStack,
-    },
+    ...(process.env.MDQ_JEST_FAULTS ? [faults] : []),
   ],
 };

@@ -56,7 +56,7 @@ async function main() {
   const args = process.argv.slice(2);
   const rest = args.filter((a) => a !== '--ci' && a !== '--faults');
   if (args.includes('--faults')) {
-    const faults = await jest(['--selectProjects', 'faults', '--runInBand', ...rest]);
+    const faults = await jest(['--selectProjects', 'faults', '--runInBand', ...rest], { MDQ_JEST_FAULTS: '1' });
     const hostile = await jest(['--selectProjects', 'integration', '--runTestsByPath', 'test/e2e/fuzz.test.ts', 'test/e2e/quota-shared.test.ts'], {
       MDQ_FUZZ_RUNS: '100000',
     });
