@@ -13,7 +13,7 @@ import path from 'path';
 import { parseArgs } from 'util';
 import { loadConfig } from '../../services/config';
 import { createRedis, isCluster } from '../../services/redis/client';
-import { readPid } from '../../services/stack/process';
+import { stackDaemonPids } from '../support/stack-daemons';
 import { stackDown, stackUp } from '../../services/stack/stack';
 import { processCpuSeconds } from '../support/cpu';
 import { configEnv, openPipeline, spawnTs, syntheticArticles } from '../support/pipeline';
@@ -24,19 +24,6 @@ import { groupId } from '../../projections/runtime/runner';
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '200000' } } });
 const MESSAGES = Number(values.messages);
 
-function daemonPids(dataDir: string, prefix: string): number[] {
-  return fs
-    .readdirSync(dataDir)
-    .filter((d) => d.startsWith(prefix) && fs.statSync(path.join(dataDir, d)).isDirectory())
-    .flatMap((d) =>
-      fs
-        .readdirSync(path.join(dataDir, d))
-        .filter((f) => f.endsWith('.pid'))
-        .map((f) => readPid(path.join(dataDir, d, f))),
-    )
-    .filter((p): p is number => p !== null);
-}
-
 const cpuOf = (pids: number[]) => pids.reduce((s, p) => s + (processCpuSeconds(p) ?? 0), 0);
 
 async function main(): Promise<void> {
@@ -45,7 +32,7 @@ async function main(): Promise<void> {
   Object.assign(process.env, env);
   const redis = createRedis(env.REDIS_URL);
   const out: Record<string, unknown>[] = [];
-  const brokers = daemonPids(dataDir, 'kafka-');
+  const brokers = stackDaemonPids(dataDir, 'kafka-').map((d) => d.pid);
   const pipes: Awaited<ReturnType<typeof openPipeline>>[] = [];
   try {
     if (!isCluster(redis)) throw new Error('not a cluster');

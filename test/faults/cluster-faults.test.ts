@@ -3,7 +3,8 @@ import path from 'path';
 import calculateSlot from 'cluster-key-slot';
 import { createKafka } from '../../services/kafka/clients';
 import { isCluster } from '../../services/redis/client';
-import { isAlive, readPid } from '../../services/stack/process';
+import { isAlive } from '../../services/stack/process';
+import { stackDaemonPids } from '../support/stack-daemons';
 import { stackUp } from '../../services/stack/stack';
 import { PartitionKeys } from '../../services/views/keys';
 import { expectEqual } from '../support/expect-equal';
@@ -35,10 +36,8 @@ afterAll(() => {
 
 /** The pid of a stack component's daemon (`kafka-2`, `redis-4`), from its pid file. */
 function daemonPid(component: string): number {
-  const dir = path.join(STACK_DIR, component);
-  const file = fs.readdirSync(dir).find((f) => f.endsWith('.pid'));
-  const pid = file ? readPid(path.join(dir, file)) : null;
-  if (pid === null || !isAlive(pid)) throw new Error(`${component} is not running`);
+  const pid = stackDaemonPids(STACK_DIR, component).find((d) => d.component === component)?.pid;
+  if (pid === undefined || !isAlive(pid)) throw new Error(`${component} is not running`);
   return pid;
 }
 
