@@ -267,4 +267,33 @@ describe('kafkajs patches', () => {
       expect(Object.keys(r.headers).sort()).toEqual(Object.keys(m.headers ?? {}).sort());
     });
   });
+
+  it('fetchTopicOffsets waits for a leader of every partition instead of answering for some', async () => {
+    const createAdmin = require('kafkajs/src/admin');
+    const { createLogger, LEVELS } = require('kafkajs/src/loggers');
+    const InstrumentationEventEmitter = require('kafkajs/src/instrumentation/emitter');
+    // A freshly created topic on a cluster: partition 2 has no leader at first (left out of the
+    // offsets answer), then none of them (an election), then all three.
+    const answers = [[0, 1], [], [0, 1, 2]];
+    let call = 0;
+    let refreshes = 0;
+    const cluster = {
+      addTargetTopic: async () => undefined,
+      refreshMetadataIfNecessary: async () => undefined,
+      refreshMetadata: async () => void refreshes++,
+      findTopicPartitionMetadata: () => [0, 1, 2].map((partitionId) => ({ partitionId })),
+      fetchTopicsOffset: async ([{ topic, fromBeginning }]: { topic: string; fromBeginning: boolean }[]) => {
+        const present = answers[Math.min(Math.floor(call++ / 2), answers.length - 1)];
+        return present.length ? [{ topic, partitions: present.map((partition) => ({ partition, offset: fromBeginning ? '0' : String(10 + partition) })) }] : [];
+      },
+    };
+    const admin = createAdmin({
+      logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }),
+      instrumentationEmitter: new InstrumentationEventEmitter(),
+      retry: { initialRetryTime: 1, retries: 5 },
+      cluster,
+    });
+    expect(await admin.fetchTopicOffsets('t')).toEqual([0, 1, 2].map((partition) => ({ partition, offset: String(10 + partition), high: String(10 + partition), low: '0' })));
+    expect(refreshes).toBe(2);
+  });
 });
