@@ -293,7 +293,9 @@ describe('kafkajs patches', () => {
       retry: { initialRetryTime: 1, retries: 5 },
       cluster,
     });
-    expect(await admin.fetchTopicOffsets('t')).toEqual([0, 1, 2].map((partition) => ({ partition, offset: String(10 + partition), high: String(10 + partition), low: '0' })));
+    expect(await admin.fetchTopicOffsets('t')).toEqual(
+      [0, 1, 2].map((partition) => ({ partition, offset: String(10 + partition), high: String(10 + partition), low: '0' })),
+    );
     expect(refreshes).toBe(2);
   });
 });
