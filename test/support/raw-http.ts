@@ -58,18 +58,23 @@ export interface SpawnedApi {
  * One process unless `env` sets MDQ_API_WORKERS: tests of workers ask for them, the others need
  * not pay for starting a worker per core.
  */
-export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts: { awaitRedis?: boolean } = {}): Promise<SpawnedApi> {
+export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts: { awaitRedis?: boolean; nodeArgs?: string[] } = {}): Promise<SpawnedApi> {
   const port = await freePort();
   // Workers log at info so that spawnApi sees each one start listening (below).
   const logLevel = Number(env.MDQ_API_WORKERS ?? 1) > 1 ? { LOG_LEVEL: 'info' } : {};
-  const child = spawnTs('api/main.ts', [], {
-    ...configEnv(config),
-    PORT: String(port),
-    API_KEY_SECRET: TEST_KEY_SECRET,
-    MDQ_API_WORKERS: '1',
-    ...logLevel,
-    ...env,
-  });
+  const child = spawnTs(
+    'api/main.ts',
+    [],
+    {
+      ...configEnv(config),
+      PORT: String(port),
+      API_KEY_SECRET: TEST_KEY_SECRET,
+      MDQ_API_WORKERS: '1',
+      ...logLevel,
+      ...env,
+    },
+    opts.nodeArgs,
+  );
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));
