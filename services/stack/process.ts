@@ -64,10 +64,16 @@ export function startDaemon(spec: DaemonSpec): number {
   });
   fs.closeSync(out);
   if (!child.pid) throw new Error(`${spec.name}: could not spawn ${spec.command}`);
+  // How it ended, for the start-up error: a daemon killed by a signal leaves an empty log.
+  exits.delete(spec.logFile);
+  child.once('exit', (code, signal) => exits.set(spec.logFile, signal ? `killed by ${signal}` : `exit code ${code}`));
   child.unref();
   fs.writeFileSync(spec.pidFile, String(child.pid));
   return child.pid;
 }
+
+/** How the daemon last started with this log file ended, when it ended while this process watched. */
+const exits = new Map<string, string>();
 
 export async function stopDaemon(spec: Pick<DaemonSpec, 'pidFile' | 'marker'>, graceMs = 15_000): Promise<boolean> {
   const pid = runningPid(spec);
@@ -134,8 +140,11 @@ export async function waitUntil(
   const deadline = Date.now() + opts.timeoutMs;
   for (;;) {
     if (await check().catch(() => false)) return;
-    if (opts.alive && !opts.alive()) {
-      throw new Error(`${what} exited during start-up. Last lines of ${opts.logFile}:\n${tailFile(opts.logFile ?? '')}`);
+    // Asked twice, a moment apart: liveness reads a pid file and /proc, and a read that races a
+    // write there must not fail a start that is going well.
+    if (opts.alive && !opts.alive() && (await sleep(500).then(() => !opts.alive!()))) {
+      const how = exits.get(opts.logFile ?? '');
+      throw new Error(`${what} exited during start-up${how ? ` (${how})` : ''}. Last lines of ${opts.logFile}:\n${tailFile(opts.logFile ?? '')}`);
     }
     if (Date.now() > deadline) {
       throw new Error(`${what} not ready after ${opts.timeoutMs} ms. Last lines of ${opts.logFile}:\n${tailFile(opts.logFile ?? '')}`);
