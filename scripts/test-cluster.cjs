@@ -56,9 +56,11 @@ async function main() {
   const args = process.argv.slice(2);
   const rest = args.filter((a) => a !== '--ci' && a !== '--faults');
   if (args.includes('--faults')) {
-    const faults = await jest(['--selectProjects', 'faults', '--runInBand', ...rest], { MDQ_JEST_FAULTS: '1' });
+    // MDQ_FAULT_RESULTS: every test of the run records its figures in test/bench/results/faults.json.
+    const faults = await jest(['--selectProjects', 'faults', '--runInBand', ...rest], { MDQ_JEST_FAULTS: '1', MDQ_FAULT_RESULTS: '1' });
     const hostile = await jest(['--selectProjects', 'integration', '--runTestsByPath', 'test/e2e/fuzz.test.ts', 'test/e2e/quota-shared.test.ts'], {
       MDQ_FUZZ_RUNS: '100000',
+      MDQ_FAULT_RESULTS: '1',
     });
     process.exit(faults || hostile);
   }

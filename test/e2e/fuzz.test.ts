@@ -9,6 +9,7 @@ import { testConfig } from '../support/env';
 import { TEST_KEY_SECRET } from '../support/http';
 import { FuzzRequest, hostileRequests } from '../support/hostile-bodies';
 import { TestPipeline, openPipeline, syntheticArticles } from '../support/pipeline';
+import { recordFaultResults } from '../support/fault-results';
 import { collectGarbage } from '../support/inspector';
 import { SpawnedApi, spawnApi } from '../support/raw-http';
 
@@ -141,6 +142,15 @@ it(`${RUNS.toLocaleString('en')} hostile bodies across every mounted endpoint: n
   expect(statuses.get(200) ?? 0).toBeGreaterThan(100);
   expect(statuses.get(400) ?? 0).toBeGreaterThan(RUNS / 2);
 
+  recordFaultResults({
+    hostileBodies: {
+      bodies: runs,
+      seconds: Math.round(seconds),
+      responses5xx: [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0),
+      statuses: Object.fromEntries([...statuses].sort()),
+      retainedHeapMiB: [Number(before.heapMiB.toFixed(1)), Number(after.heapMiB.toFixed(1))],
+    },
+  });
   process.stdout.write(
     `\n[fuzz] ${runs} bodies in ${seconds.toFixed(1)} s (${(runs / seconds).toFixed(0)}/s); statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ` +
       `kinds ${JSON.stringify(Object.fromEntries(kinds))}; heap ${before.heapMiB.toFixed(1)} -> ${after.heapMiB.toFixed(1)} MiB, rss ${before.rssMiB.toFixed(1)} -> ${after.rssMiB.toFixed(1)} MiB\n`,

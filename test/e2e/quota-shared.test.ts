@@ -4,6 +4,7 @@ import { createRedis, redisReady } from '../../services/redis/client';
 import { testConfig } from '../support/env';
 import { TEST_KEY_SECRET } from '../support/http';
 import { SpawnedApi, spawnApi } from '../support/raw-http';
+import { recordFaultResults } from '../support/fault-results';
 
 /**
  * The quota holds across API processes: two `api/main.ts` processes (as `npm run api` starts
@@ -69,4 +70,13 @@ it('two API processes on one Redis share one 240-per-60-s budget per user, exact
   }
   expect(await redis.zcard(`${config.keyPrefix}:quota:sliding:user:shared-user`)).toBe(240);
   expect(a.alive() && b.alive()).toBe(true);
+  recordFaultResults({
+    sharedQuota: {
+      apiProcesses: 3,
+      requests: statuses.length,
+      passed: statuses.filter((s) => s === 200).length,
+      refused429: statuses.filter((s) => s === 429).length,
+      limit: 240,
+    },
+  });
 });

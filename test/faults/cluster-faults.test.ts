@@ -1,5 +1,4 @@
 import fs from 'fs';
-import path from 'path';
 import calculateSlot from 'cluster-key-slot';
 import { createKafka } from '../../services/kafka/clients';
 import { isCluster } from '../../services/redis/client';
@@ -8,6 +7,7 @@ import { stackDaemonPids } from '../support/stack-daemons';
 import { stackUp } from '../../services/stack/stack';
 import { PartitionKeys } from '../../services/views/keys';
 import { expectEqual } from '../support/expect-equal';
+import { writeFaultResults } from '../support/fault-results';
 import { testConfig, waitFor } from '../support/env';
 import { startApi, UNLIMITED } from '../support/http';
 import { readCommitted } from '../support/kafka-count';
@@ -21,7 +21,6 @@ import { TestPipeline, appliedCount, cleanNewsBuild, configEnv, openPipeline, sn
  */
 
 const STACK_DIR = process.env.MDQ_TEST_STACK_DIR ?? '';
-const RESULTS = path.join(__dirname, '..', 'bench', 'results', 'faults.json');
 const results: Record<string, unknown> = {};
 const KILLS = Number(process.env.MDQ_FAULT_PROJECTOR_KILLS ?? 50);
 
@@ -29,10 +28,7 @@ beforeAll(() => {
   if (process.env.MDQ_STACK_PROFILE !== 'cluster') throw new Error('the fault suite runs on the cluster profile: npm run faults');
 });
 
-afterAll(() => {
-  const previous = fs.existsSync(RESULTS) ? JSON.parse(fs.readFileSync(RESULTS, 'utf8')) : {};
-  fs.writeFileSync(RESULTS, JSON.stringify({ ...previous, ...results, measuredAt: new Date().toISOString() }, null, 2) + '\n');
-});
+afterAll(() => writeFaultResults(results));
 
 /** The pid of a stack component's daemon (`kafka-2`, `redis-4`), from its pid file. */
 function daemonPid(component: string): number {
