@@ -58,10 +58,14 @@ async function main() {
   if (args.includes('--faults')) {
     // MDQ_FAULT_RESULTS: every test of the run records its figures in test/bench/results/faults.json.
     const faults = await jest(['--selectProjects', 'faults', '--runInBand', ...rest], { MDQ_JEST_FAULTS: '1', MDQ_FAULT_RESULTS: '1' });
-    const hostile = await jest(['--selectProjects', 'integration', '--runTestsByPath', 'test/e2e/fuzz.test.ts', 'test/e2e/quota-shared.test.ts'], {
-      MDQ_FUZZ_RUNS: '100000',
-      MDQ_FAULT_RESULTS: '1',
-    });
+    // In band: the two would otherwise start their API processes side by side with the fuzz's load.
+    const hostile = await jest(
+      ['--selectProjects', 'integration', '--runInBand', '--runTestsByPath', 'test/e2e/fuzz.test.ts', 'test/e2e/quota-shared.test.ts'],
+      {
+        MDQ_FUZZ_RUNS: '100000',
+        MDQ_FAULT_RESULTS: '1',
+      },
+    );
     process.exit(faults || hostile);
   }
   const subset = args.includes('--ci') ? ['--runTestsByPath', ...CI_SUBSET] : ['--testPathIgnorePatterns', ...SINGLE_NODE_ONLY];

@@ -88,7 +88,7 @@ export async function spawnApi(config: Config, env: NodeJS.ProcessEnv = {}, opts
         return false;
       }
     },
-    60_000,
+    120_000,
     100,
   );
   // /healthz answers before the process's Redis connection is up (liveness does not need Redis),
