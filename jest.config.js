@@ -7,18 +7,18 @@ const transform = { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] 
 
 /** What a project whose tests run against the private stack adds. */
 const onStack = {
+  // Jest's node environment, with each worker ending when its jest does (tied-environment.cjs).
+  testEnvironment: '<rootDir>/test/support/tied-environment.cjs',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   setupFilesAfterEnv: [
     '<rootDir>/test/support/integration-timeout.ts',
     '<rootDir>/test/support/phase-profile-setup.ts',
-    '<rootDir>/test/support/die-with-jest.ts',
   ],
 };
 
 const faults = {
   displayName: 'faults',
-  testEnvironment: 'node',
   transform,
   testMatch: ['<rootDir>/test/faults/**/*.test.ts'],
   ...onStack,
@@ -39,7 +39,6 @@ module.exports = {
     },
     {
       displayName: 'integration',
-      testEnvironment: 'node',
       transform,
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       ...onStack,

@@ -9,9 +9,10 @@ import { repoRoot } from '../../services/stack/paths';
 
 /**
  * Nothing outlives a killed test run: a jest run with the test stack's global setup and two files
- * that each hold a process, killed with SIGKILL (no teardown runs), leaves no daemon of its stack,
- * no jest worker and no process a test started. Its stack is Kafka and the two redis-servers (the
- * registry is taken from this run's stack: it is a JVM started the same way as Kafka's).
+ * that each hold a process (one in a test, one in a teardown that never ends), killed with SIGKILL
+ * (no teardown runs), leaves no daemon of its stack, no jest worker and no process a test started.
+ * Its stack is Kafka and the two redis-servers (the registry is taken from this run's stack: it is
+ * a JVM started the same way as Kafka's).
  */
 const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdq-killed-run-'));
 let run: ChildProcess | undefined;
@@ -30,11 +31,10 @@ interface Held {
 it('a SIGKILLed jest takes its stack, its workers and what its tests started with it', async () => {
   const config = {
     rootDir: repoRoot,
-    testEnvironment: 'node',
+    testEnvironment: '<rootDir>/test/support/tied-environment.cjs',
     transform: { '^.+\\.tsx?$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
     testMatch: ['<rootDir>/test/support/killed-run/*.test.ts'],
     globalSetup: '<rootDir>/test/support/global-setup.ts',
-    setupFilesAfterEnv: ['<rootDir>/test/support/die-with-jest.ts'],
     maxWorkers: 2,
     // No timings from an earlier run, which could make jest run both files in its own process.
     cacheDirectory: path.join(runDir, 'cache'),

@@ -1,3 +1,3 @@
 import { holdTheStack } from './holds-the-stack';
 
-holdTheStack('second');
+holdTheStack('second', 'teardown');
