@@ -100,6 +100,8 @@ let admin: Admin;
 let api: TestApi;
 let children: ReturnType<typeof spawnTs>[] = [];
 const rows = { prints: [] as OracleRow[], consolidated: [] as OracleRow[] };
+/** Prints the source topic holds more than once, with where (partition@offset): none, exactly once. */
+const committedTwice: string[] = [];
 /** Groups of the fold that stayed one print below the block size: on no consolidated row. */
 const lonePrints: OracleRow[] = [];
 
@@ -110,10 +112,14 @@ async function expectedRows(): Promise<void> {
   const printType = avroTypeOf(topicFor('option-print')!);
   const source = await readCommittedRecords(kafka, topicName(topicFor('option-print')!, config.topicPrefix));
   const latest = new Map<string, ConsolidatedTradeEvent>();
+  const seen = new Map<string, string>();
   for (const [p, records] of source) {
     const part = new OrderFlowPartition(p, RISK_FREE_RATE);
     for (const r of records) {
       const print = printType.fromBuffer(r.value!.subarray(5)) as OptionPrint;
+      const at = `${p}@${r.offset}`;
+      if (seen.has(print.id)) committedTwice.push(`${print.id} at ${seen.get(print.id)} and ${at}`);
+      else seen.set(print.id, at);
       const { enriched, consolidated } = part.apply(print, r.offset, REFERENCE.get(print.ticker) ?? UNKNOWN_REFERENCE);
       const { printId: _printId, rowFormat: _f, ...row } = enriched;
       rows.prints.push({ ...row, ...openInterestFlags(enriched, oi.get(`${enriched.sessionDate}|${enriched.osi}`) ?? 0) });
@@ -181,6 +187,11 @@ const tapes = [
 const ofSession = (rs: OracleRow[], d: string) => rs.filter((r) => r.sessionDate === d);
 
 const walk = (path: string, body: Record<string, unknown>) => walkApi(api, path, body);
+
+it('the ingest committed every print exactly once', () => {
+  expect(committedTwice.slice(0, 20)).toEqual([]);
+  expect(rows.prints).toHaveLength(EVENTS.prints.length);
+});
 
 it('the data set has both sessions, every consolidation type and both open-interest outcomes', () => {
   expect(ofSession(rows.prints, D1).length).toBeGreaterThan(1000);
