@@ -6,7 +6,9 @@ import {
   GROUP_IDS,
   cubeGroupsKey,
   decodeGroupIds,
+  deriveKey,
   groupOf,
+  sourceOf,
   suffixOf,
   unpackGroup,
   type DecodedGroup,
@@ -36,11 +38,44 @@ export type CubeAnswer = Record<string, Buffer> | Buffer | null | string[];
 export const CACHED_GROUP_BYTES = 16 * 1024 * 1024;
 const decoded = new LRUCache<string, DecodedGroup>({ maxSize: CACHED_GROUP_BYTES });
 
-function groupOfBody(body: Buffer): DecodedGroup {
-  const id = createHash('sha1').update(body).digest('base64');
-  let g = decoded.get(id);
-  if (!g) decoded.set(id, (g = unpackGroup(body)), { size: Math.max(1, body.length) });
-  return g;
+/** A group decoded (or cached), with the digest that names its bytes. */
+function groupOfBody(body: Buffer): { digest: string; group: DecodedGroup } {
+  const digest = createHash('sha1').update(body).digest('base64');
+  let group = decoded.get(digest);
+  if (!group) decoded.set(digest, (group = unpackGroup(body)), { size: Math.max(1, body.length) });
+  return { digest, group };
+}
+
+/**
+ * Derived keys of warm sessions (services/views/flow-aggregates/derived.ts) per API process, by
+ * their suffix and the digests of the groups they were folded from, up to CACHED_DERIVED_BYTES of
+ * packed blocks: a coarse question asked again folds nothing.
+ */
+export const CACHED_DERIVED_BYTES = 16 * 1024 * 1024;
+const derived = new LRUCache<string, Map<string, Buffer>>({ maxSize: CACHED_DERIVED_BYTES });
+
+function derivedKey(suffix: string, sources: readonly { digest: string; group: DecodedGroup }[]): Map<string, Buffer> {
+  const id = `${suffix}\n${sources.map((s) => s.digest).join('\n')}`;
+  let got = derived.get(id);
+  if (got) return got;
+  const src = sourceOf(suffix)!;
+  const hashes: Map<string, Buffer>[] = [];
+  for (const { group } of sources) {
+    for (const [sfx, hash] of group) {
+      if (hash instanceof Map && (src.suffix === null ? sfx.startsWith(`${src.kind}:`) : sfx === src.suffix)) hashes.push(hash);
+    }
+  }
+  got = deriveKey(suffix, hashes);
+  let size = 1;
+  for (const [name, block] of got) size += name.length + block.length;
+  derived.set(id, got, { size });
+  return got;
+}
+
+/** Empties this process's caches of decoded groups and derived keys (benchmarks time first reads with it). */
+export function clearCubeCaches(): void {
+  decoded.clear();
+  derived.clear();
 }
 
 const MAX_ATTEMPTS = 20;
@@ -109,26 +144,31 @@ async function answerWarm(
   warm: ReadonlyMap<string, readonly string[]>,
   out: CubeAnswer[],
 ): Promise<boolean> {
-  // The groups each warm (partition, session) needs, read in one pipeline.
+  // The groups each warm (partition, session) needs, read in one pipeline: a stored key's, or
+  // the groups a derived key is folded from (one underlying's, or every group of the source kind).
   const wanted = new Map<string, Set<string>>();
-  const groupOfRead = new Map<number, string | null>();
+  const groupsOfRead = new Map<number, string[]>();
   reads.forEach((r, i) => {
     const ids = warm.get(`${r.p}/${r.d}`);
     if (ids === undefined) return;
-    const id = groupOf(ids, suffixOf(keysOf.get(r.p)!, r.d, r.key));
-    groupOfRead.set(i, id);
-    if (id === null) return;
+    const suffix = suffixOf(keysOf.get(r.p)!, r.d, r.key);
+    const src = sourceOf(suffix);
+    let need: string[];
+    if (!src) need = [groupOf(ids, suffix)].filter((id): id is string => id !== null);
+    else if (src.suffix !== null) need = [groupOf(ids, src.suffix)].filter((id): id is string => id !== null);
+    else need = ids.filter((id) => id.startsWith(`${src.kind}:`));
+    groupsOfRead.set(i, need);
     const pd = `${r.p}/${r.d}`;
     if (!wanted.has(pd)) wanted.set(pd, new Set());
-    wanted.get(pd)!.add(id);
+    for (const id of need) wanted.get(pd)!.add(id);
   });
-  const asked = [...wanted].map(([pd, ids]) => ({ pd, ids: [...ids] }));
+  const asked = [...wanted].filter(([, ids]) => ids.size).map(([pd, ids]) => ({ pd, ids: [...ids] }));
   const pipe = redis.pipeline();
   for (const { pd, ids } of asked) {
     const at = pd.indexOf('/');
     pipe.hmgetBuffer(cubeGroupsKey(keysOf.get(Number(pd.slice(0, at)))!, pd.slice(at + 1)), ...ids);
   }
-  const groups = new Map<string, DecodedGroup>();
+  const groups = new Map<string, { digest: string; group: DecodedGroup }>();
   const res = asked.length ? (await pipe.exec())! : [];
   for (let n = 0; n < asked.length; n++) {
     const [err, bodies] = res[n] as [Error | null, (Buffer | null)[]];
@@ -138,9 +178,13 @@ async function answerWarm(
       groups.set(`${asked[n].pd}\n${asked[n].ids[j]}`, groupOfBody(bodies[j]!));
     }
   }
-  for (const [i, id] of groupOfRead) {
+  for (const [i, ids] of groupsOfRead) {
     const r = reads[i];
-    const got = id === null ? undefined : groups.get(`${r.p}/${r.d}\n${id}`)!.get(suffixOf(keysOf.get(r.p)!, r.d, r.key));
+    const suffix = suffixOf(keysOf.get(r.p)!, r.d, r.key);
+    const sources = ids.map((id) => groups.get(`${r.p}/${r.d}\n${id}`)!);
+    let got: Map<string, Buffer> | string[] | undefined;
+    if (sourceOf(suffix)) got = derivedKey(suffix, sources);
+    else got = sources.length ? sources[0].group.get(suffix) : undefined;
     if (r.op === 'members') out[i] = Array.isArray(got) ? got : [];
     else if (r.op === 'hash') out[i] = got instanceof Map ? Object.fromEntries(got) : {};
     else out[i] = got instanceof Map ? (got.get(r.field) ?? null) : null;

@@ -1,6 +1,7 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { Packr } from 'msgpackr';
 import type { PartitionKeys } from '../keys';
+import { packAtm, unpackAtm, type AtmColumns } from './warm-atm';
 
 /**
  * The warm tier of the flow-aggregates cube: a session of a partition older than its newest K
@@ -74,7 +75,11 @@ export function packSession(entries: readonly SessionEntry[]): PackedGroup[] {
     if ('members' in e) group.push([e.suffix, [...e.members].sort(byCodeUnits)]);
     else {
       const order = e.fields.map((_, i) => i).sort((i, j) => byCodeUnits(e.fields[i], e.fields[j]));
-      group.push([e.suffix, order.map((i) => e.fields[i]), order.map((i) => e.values[i])]);
+      const fields = order.map((i) => e.fields[i]);
+      const values = order.map((i) => e.values[i]);
+      // At-the-money prints as columns of numbers when they read back exactly, else as they are.
+      const atm = kindOf(e.suffix) === 'av' ? packAtm(fields, values) : null;
+      group.push(atm ? [e.suffix, 0, 0, atm] : [e.suffix, fields, values]);
     }
     bytes += sizeOf(e);
   }
@@ -89,6 +94,10 @@ export function unpackGroup(body: Buffer): DecodedGroup {
     const suffix = e[0] as string;
     if (e.length === 2) {
       out.set(suffix, e[1] as string[]);
+      continue;
+    }
+    if (e.length === 4) {
+      out.set(suffix, unpackAtm(e[3] as AtmColumns));
       continue;
     }
     const fields = e[1] as string[];
