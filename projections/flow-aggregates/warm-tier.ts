@@ -7,8 +7,8 @@ import {
   deriveKey,
   derivationOf,
   cubeGroupsKey,
-  decodeGroupIds,
-  encodeGroupIds,
+  decodeGroupList,
+  encodeGroupList,
   packSession,
   sessionDataKeys,
   suffixOf,
@@ -57,30 +57,31 @@ export const cubeMover: SessionMover = {
     const ops: RedisOp[] = [];
     for (let i = 0; i < names.length; i += 500) ops.push(['UNLINK', names[i], ...names.slice(i + 1, i + 500)]);
     ops.push(['UNLINK', cubeGroupsKey(keys, d)]);
-    ops.push(['HSET', cubeGroupsKey(keys, d), GROUP_IDS, encodeGroupIds(groups.map((g) => g.id)), ...groups.flatMap((g) => [g.id, g.body])]);
+    ops.push(['HSET', cubeGroupsKey(keys, d), GROUP_IDS, encodeGroupList(groups), ...groups.flatMap((g) => [g.id, g.body])]);
     ops.push(['HSET', new WarmKeys(keys).tier, warmField(d), String(groups.length)]);
     return ops;
   },
 
   async thawOps(c: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
-    const ids = decodeGroupIds((await c.hget(cubeGroupsKey(keys, d), GROUP_IDS)) ?? '');
+    const stored = await c.hget(cubeGroupsKey(keys, d), GROUP_IDS);
+    const ids = stored === null ? [] : decodeGroupList(stored).ids;
     const ops: RedisOp[] = [];
     const bodies = ids.length ? await c.hmgetBuffer(cubeGroupsKey(keys, d), ...ids) : [];
-    const stored = new Map<string, Map<string, Buffer> | string[]>();
+    const kept = new Map<string, Map<string, Buffer> | string[]>();
     bodies.forEach((body, i) => {
       if (body === null) throw new Error(`warm group ${ids[i]} of ${keys.key(d)} is missing`);
-      for (const [suffix, got] of unpackGroup(body)) stored.set(suffix, got);
+      for (const [suffix, got] of unpackGroup(body)) kept.set(suffix, got);
     });
     // The derived levels back from their sources: the hot tier's bytes (derived.ts).
-    const hashesOf = (kind: string) => [...stored].filter(([s, v]) => s.startsWith(`${kind}:`) && v instanceof Map).map(([, v]) => v as Map<string, Buffer>);
-    const all = new Map<string, Map<string, Buffer> | string[]>(stored);
+    const hashesOf = (kind: string) => [...kept].filter(([s, v]) => s.startsWith(`${kind}:`) && v instanceof Map).map(([, v]) => v as Map<string, Buffer>);
+    const all = new Map<string, Map<string, Buffer> | string[]>(kept);
     for (const [kind, how] of Object.entries(DERIVATIONS)) {
       if (!how.perTicker) {
         const sources = hashesOf(how.source);
         if (sources.length) all.set(kind, deriveKey(kind, sources));
         continue;
       }
-      for (const [s, v] of stored) {
+      for (const [s, v] of kept) {
         if (!s.startsWith(`${how.source}:`) || !(v instanceof Map)) continue;
         const suffix = `${kind}:${s.slice(how.source.length + 1)}`;
         all.set(suffix, deriveKey(suffix, [v]));

@@ -126,7 +126,7 @@ const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], bod
     oracle.netFlow,
   ],
   ['net-flow', { ...OLD, aggregationPeriod: '1m', dataMode: 'NET_PREMIUM', filter: { tickers: [TICKERS[0]], moneyTypes: ['OTM'] } }, oracle.netFlow],
-  ['net-flow', { ...ALL, aggregationPeriod: '5m', dataMode: 'NET_PREMIUM', filter: { exchanges: [withIv.exchange] } }, oracle.netFlow],
+  ['net-flow', { ...ALL, aggregationPeriod: '5m', dataMode: 'NET_PREMIUM', filter: { moneyTypes: ['ITM'] } }, oracle.netFlow],
   ['net-drift', { ...OLD, aggregationPeriod: '1m', filter: { tickers: [TICKERS[0]] } }, oracle.netDrift],
   ['net-drift', { ...ALL, aggregationPeriod: '1h', filter: { tickers: [TICKERS[2]] } }, oracle.netDrift],
   ['gainers-losers', OLD, oracle.gainersLosers],
@@ -135,9 +135,9 @@ const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], bod
   ['market-share', { ...ALL, filter: { contractTypes: ['PUT'], tickers: TICKERS.slice(0, 2) } }, oracle.marketShare],
   ['contract-statistics', { ...OLD, filter: { expirationDates: [withIv.expirationDate] } }, oracle.contractStatistics],
   ['contract-statistics', { ...CUT, filter: { moneyTypes: ['OTM'] } }, oracle.contractStatistics],
-  // The market's and every underlying's coarse session cells (ms, ks).
+  // The market's coarse session cells (ms), every underlying's contract session cells (cs).
   ['contract-statistics', { ...ALL, filter: { moneyTypes: ['ITM'] } }, oracle.contractStatistics],
-  ['gainers-losers', { ...ALL, filter: { moneyTypes: ['OTM'] } }, oracle.gainersLosers],
+  ['gainers-losers', { ...ALL, filter: { expirationDates: [withIv.expirationDate] } }, oracle.gainersLosers],
   ['contract-trade-side-statistics', { ...OLD, dataMode: 'PREMIUM' }, oracle.contractTradeSideStatistics],
   ['contract-trade-side-statistics', { ...ALL, dataMode: 'TRADE_COUNT', filter: { exchanges: [withIv.exchange] } }, oracle.contractTradeSideStatistics],
   ['option-price-over-time', { ...OLD, aggregationPeriod: '5m', filter: { osi: oneOsi } }, oracle.optionPriceOverTime],

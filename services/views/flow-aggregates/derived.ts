@@ -1,5 +1,5 @@
 import { PACKING, type Packing } from './keys';
-import { packBlock, unpackBlock } from './packed';
+import { fieldOfKey, forEachSums, packBlock } from './packed';
 
 /**
  * Levels of the cube a warm session does not store (warm.ts): each is a fold of a finer level
@@ -25,27 +25,26 @@ interface Derivation {
   source: 'cm' | 'ks';
   perTicker: boolean;
   packing: Packing;
-  /** The derived field of a source field's tokens. */
+  /** Whether the derived field starts with the source entry's minute (its block's name in `cm`). */
+  minute: boolean;
+  /** The derived field (after the minute) of a source field's nine dimensions (cells.ts cellFields). */
   field(t: readonly string[]): string;
 }
 
 const DROPPED = '*';
+const coarse = (t: readonly string[]): string => `${t[0]}|${t[1]}|${DROPPED}|${DROPPED}|${t[4]}|${t[5]}|${t[6]}|${t[7]}|${t[8]}`;
+const tickerNet = (t: readonly string[]): string => `${t[0]}|${t[1]}|${t[6]}|${t[7]}|${t[8]}`;
 
 export const DERIVATIONS: Readonly<Record<string, Derivation>> = {
-  cs: { source: 'cm', perTicker: true, packing: PACKING.expiration, field: (t) => t.slice(1).join('|') },
-  km: { source: 'cm', perTicker: true, packing: PACKING.minute, field: (t) => coarseMinute(t) },
-  tm: { source: 'cm', perTicker: true, packing: PACKING.minute, field: (t) => `${t[0]}|${t[1]}|${t[2]}|${t[7]}|${t[8]}|${t[9]}` },
-  mm: { source: 'cm', perTicker: false, packing: PACKING.minute, field: (t) => coarseMinute(t) },
-  ts: { source: 'ks', perTicker: true, packing: PACKING.whole, field: (t) => `${t[0]}|${t[1]}|${t[6]}|${t[7]}|${t[8]}` },
-  ms: { source: 'ks', perTicker: false, packing: PACKING.exchange, field: (t) => t.join('|') },
-  xs: { source: 'ks', perTicker: false, packing: PACKING.whole, field: (t) => `${t[0]}|${t[1]}|${t[5]}|${t[8]}` },
-  ns: { source: 'ks', perTicker: false, packing: PACKING.whole, field: (t) => `${t[0]}|${t[1]}` },
+  cs: { source: 'cm', perTicker: true, packing: PACKING.expiration, minute: false, field: (t) => t.join('|') },
+  km: { source: 'cm', perTicker: true, packing: PACKING.minute, minute: true, field: coarse },
+  tm: { source: 'cm', perTicker: true, packing: PACKING.minute, minute: true, field: tickerNet },
+  mm: { source: 'cm', perTicker: false, packing: PACKING.minute, minute: true, field: coarse },
+  ts: { source: 'ks', perTicker: true, packing: PACKING.whole, minute: false, field: tickerNet },
+  ms: { source: 'ks', perTicker: false, packing: PACKING.exchange, minute: false, field: (t) => t.join('|') },
+  xs: { source: 'ks', perTicker: false, packing: PACKING.whole, minute: false, field: (t) => `${t[0]}|${t[1]}|${t[5]}|${t[8]}` },
+  ns: { source: 'ks', perTicker: false, packing: PACKING.whole, minute: false, field: (t) => `${t[0]}|${t[1]}` },
 };
-
-const coarseMinute = (t: readonly string[]): string => `${t[0]}|${t[1]}|${t[2]}|${DROPPED}|${DROPPED}|${t[5]}|${t[6]}|${t[7]}|${t[8]}|${t[9]}`;
-
-/** Tokens a source field must have (cm: minute and nine dimensions; ks: nine). */
-const TOKENS = { cm: 10, ks: 9 } as const;
 
 const kindOf = (suffix: string): string => {
   const at = suffix.indexOf(':');
@@ -60,8 +59,8 @@ export function derivationOf(suffix: string): Derivation | undefined {
 }
 
 /**
- * The source suffixes of a derived suffix: `<source>:<TICKER>` for a per-underlying one, else
- * `<source>:` (every underlying's key of that kind: the caller lists them).
+ * The source of a derived suffix: `<source>:<TICKER>` for a per-underlying one, else null (every
+ * underlying's key of the source kind: the caller lists them).
  */
 export function sourceOf(suffix: string): { kind: 'cm' | 'ks'; suffix: string | null } | undefined {
   const d = derivationOf(suffix);
@@ -69,44 +68,69 @@ export function sourceOf(suffix: string): { kind: 'cm' | 'ks'; suffix: string | 
   return { kind: d.source, suffix: d.perTicker ? `${d.source}:${suffix.slice(suffix.indexOf(':') + 1)}` : null };
 }
 
+type Hash = ReadonlyMap<string, Buffer> | Readonly<Record<string, Buffer>>;
+
 /**
- * The derived key `suffix` (block name -> packed block, as the hot tier stores it) from its
- * source hashes (block name -> packed block): one underlying's for a per-underlying key, every
- * underlying's of the partition for a partition key. Empty if the sources are.
+ * The logical entries (field -> "cents,prints,contracts", cells.ts) of the derived key `suffix`
+ * from its source hashes (block name -> packed block): one underlying's for a per-underlying key,
+ * every underlying's of the partition for a partition key. Sums are added on the stored varints
+ * and each distinct source field is decoded once, so the cost is a pass over the source's bytes.
  */
-export function deriveKey(suffix: string, sources: Iterable<ReadonlyMap<string, Buffer> | Readonly<Record<string, Buffer>>>): Map<string, Buffer> {
+export function deriveEntries(suffix: string, sources: Iterable<Hash>): Map<string, string> {
   const d = derivationOf(suffix);
   if (!d) throw new Error(`${suffix} is not a derived key of the flow-aggregates cube`);
-  const need = TOKENS[d.source];
-  const sums = new Map<string, [number, number, number]>();
+  // Each distinct source field once: its derived field's index; then per block (minute) or for
+  // the whole key, the sums of each derived field by that index.
+  const ids = new Map<string, number>();
+  const fields: string[] = [];
+  const fieldIds = new Map<string, number>();
+  const byHead = new Map<string, number[][]>();
   for (const source of sources) {
-    const blocks = source instanceof Map ? source : Object.entries(source);
-    for (const [name, block] of blocks as Iterable<[string, Buffer]>) {
-      unpackBlock(name, block, ',', (field, value) => {
-        const t = field.split('|');
-        const v = value.split(',');
-        if (t.length !== need || v.length !== 3) throw new Error(`${d.source} entry ${field} -> ${value} is not a cell`);
-        const f = d.field(t);
-        const s = sums.get(f);
+    const blocks = (source instanceof Map ? source : Object.entries(source)) as Iterable<[string, Buffer]>;
+    for (const [name, block] of blocks) {
+      const head = d.minute ? name : '';
+      let sums = byHead.get(head);
+      if (!sums) byHead.set(head, (sums = []));
+      const into = sums;
+      forEachSums(block, (key, c, n, v) => {
+        let id = ids.get(key);
+        if (id === undefined) {
+          const t = fieldOfKey(key).split('|');
+          if (t.length !== 9) throw new Error(`${d.source} entry ${fieldOfKey(key)} is not a cell`);
+          const f = d.field(t);
+          id = fieldIds.get(f);
+          if (id === undefined) fieldIds.set(f, (id = fields.push(f) - 1));
+          ids.set(key, id);
+        }
+        const s = into[id];
         if (s) {
-          s[0] += Number(v[0]);
-          s[1] += Number(v[1]);
-          s[2] += Number(v[2]);
-        } else sums.set(f, [Number(v[0]), Number(v[1]), Number(v[2])]);
+          s[0] += c;
+          s[1] += n;
+          s[2] += v;
+        } else into[id] = [c, n, v];
       });
     }
   }
+  const out = new Map<string, string>();
+  for (const [head, sums] of byHead) {
+    sums.forEach((s, id) => {
+      if (s) out.set(head === '' ? fields[id] : `${head}|${fields[id]}`, `${s[0]},${s[1]},${s[2]}`);
+    });
+  }
+  return out;
+}
+
+/** The derived key `suffix` as the hot tier stores it: block name -> packed block (what a move back writes). */
+export function deriveKey(suffix: string, sources: Iterable<Hash>): Map<string, Buffer> {
+  const d = derivationOf(suffix)!;
   const byBlock = new Map<string, Map<string, string>>();
-  for (const [f, [c, n, v]] of sums) {
+  for (const [f, value] of deriveEntries(suffix, sources)) {
     const name = d.packing.blockOf(f);
     let entries = byBlock.get(name);
     if (!entries) byBlock.set(name, (entries = new Map()));
-    entries.set(f, `${c},${n},${v}`);
+    entries.set(f, value);
   }
   const out = new Map<string, Buffer>();
   for (const [name, entries] of byBlock) out.set(name, packBlock(name, entries, d.packing));
   return out;
 }
-
-/** Kinds a warm session stores none of. */
-export const DERIVED_KINDS: ReadonlySet<string> = new Set(Object.keys(DERIVATIONS));
