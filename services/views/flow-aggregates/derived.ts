@@ -14,10 +14,11 @@ import { fieldOfKey, forEachSums, packBlock } from './packed';
  * give the contract session cells, the coarse and ticker-net minute cells of their underlying and,
  * summed over the partition's underlyings, the market's coarse minute cells; the coarse session
  * cells `ks:<TICKER>` (`C|side|*|*|money|exchange|sector|industry|flags`, a few hundred per
- * underlying) give the ticker-net session cells and, over the partition, the market's coarse,
- * exchange and net session cells. The market's net minute cells (`nm`, net-flow of the whole
- * market by minute) stay stored: deriving them would decode every contract minute cell of the
- * partition for the most common whole-market question.
+ * underlying), summed over the partition, the market's coarse and exchange session cells. Kept
+ * although derivable, for a fraction of a byte a print: the market's net minute and session cells
+ * (`nm`, `ns`) and the ticker-net session cells (`ts`), which answer the commonest questions
+ * (net-flow of the whole market, gainers-losers) and would otherwise fold every contract minute
+ * or coarse session cell of the partition on a first read.
  */
 
 /** The stored kind a derived kind is folded from, whether over the partition (every underlying) or one underlying. */
@@ -40,10 +41,8 @@ export const DERIVATIONS: Readonly<Record<string, Derivation>> = {
   km: { source: 'cm', perTicker: true, packing: PACKING.minute, minute: true, field: coarse },
   tm: { source: 'cm', perTicker: true, packing: PACKING.minute, minute: true, field: tickerNet },
   mm: { source: 'cm', perTicker: false, packing: PACKING.minute, minute: true, field: coarse },
-  ts: { source: 'ks', perTicker: true, packing: PACKING.whole, minute: false, field: tickerNet },
   ms: { source: 'ks', perTicker: false, packing: PACKING.exchange, minute: false, field: (t) => t.join('|') },
   xs: { source: 'ks', perTicker: false, packing: PACKING.whole, minute: false, field: (t) => `${t[0]}|${t[1]}|${t[5]}|${t[8]}` },
-  ns: { source: 'ks', perTicker: false, packing: PACKING.whole, minute: false, field: (t) => `${t[0]}|${t[1]}` },
 };
 
 const kindOf = (suffix: string): string => {
