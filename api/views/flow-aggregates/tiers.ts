@@ -21,7 +21,9 @@ import { WarmKeys, warmField } from '../../../services/views/warm-tier';
  * The cube's keys read from whichever tier holds their session (services/views/flow-aggregates/warm.ts):
  * one pipeline reads every partition's tier fields for the asked sessions, the keys as hot keys,
  * each session's group list and the tier fields again; the keys of a warm session are then
- * answered from the groups holding them (a second round trip, only for warm sessions). A session that moved between the two tier reads
+ * answered from the groups holding them, a level it does not store folded from its source's
+ * (derived.ts; a second round trip, only for warm sessions and only for what is not cached). A
+ * session that moved between the two tier reads
  * (or whose groups went back to the hot tier before they were read) is read again, so an answer
  * never mixes an empty hot read with a warm session.
  */
