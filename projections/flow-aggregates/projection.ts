@@ -99,9 +99,10 @@ const hotFlowAggregatesProjection: Projection = {
   // 2: the market's net cells (ns, nm) were added; 3: premium-tier net and exchange session cells
   // (ps, xs), ticker-net cells (ts, tm) and session last prices (ul); 4: the prints nearest the money
   // per minute and expiration (ae, av); 5: cells, last prices and bars in packed blocks (packed.ts),
-  // bars per underlying; 6: sessions older than the newest few in the warm tier (warm-tier.ts). A view
-  // of an older layout is rebuilt.
-  format: 6,
+  // bars per underlying; 6: sessions older than the newest few in the warm tier (warm-tier.ts); 7: warm
+  // sessions keep no level derivable from a finer one (derived.ts) and their at-the-money prints as
+  // columns of numbers (warm-atm.ts). A view of an older layout is rebuilt.
+  format: 7,
   topics: [PRINTS],
 
   async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {

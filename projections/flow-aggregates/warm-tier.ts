@@ -1,11 +1,14 @@
 import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import {
+  DERIVATIONS,
   FlowAggregateKeys,
   GROUP_IDS,
+  deriveKey,
+  derivationOf,
   cubeGroupsKey,
-  decodeGroupIds,
-  encodeGroupIds,
+  decodeGroupList,
+  encodeGroupList,
   packSession,
   sessionDataKeys,
   suffixOf,
@@ -33,15 +36,17 @@ export const cubeMover: SessionMover = {
       exps.set(tickers[i], got as string[]);
     });
     const names = sessionDataKeys(k, d, tickers, exps);
+    // Derived levels are unlinked but not kept: reads and a move back fold them from what is.
+    const kept = names.filter((key) => !derivationOf(suffixOf(keys, d, key)));
     const pipe = redis.pipeline();
-    for (const key of names) {
+    for (const key of kept) {
       if (isZset(keys, d, key)) pipe.zrange(key, 0, -1);
       else pipe.hgetallBuffer(key);
     }
     const entries: SessionEntry[] = [];
     (await pipe.exec())!.forEach(([err, got], i) => {
       if (err) throw err;
-      const suffix = suffixOf(keys, d, names[i]);
+      const suffix = suffixOf(keys, d, kept[i]);
       if (Array.isArray(got)) entries.push({ suffix, members: got as string[] });
       else {
         const hash = got as Record<string, Buffer>;
@@ -52,23 +57,41 @@ export const cubeMover: SessionMover = {
     const ops: RedisOp[] = [];
     for (let i = 0; i < names.length; i += 500) ops.push(['UNLINK', names[i], ...names.slice(i + 1, i + 500)]);
     ops.push(['UNLINK', cubeGroupsKey(keys, d)]);
-    ops.push(['HSET', cubeGroupsKey(keys, d), GROUP_IDS, encodeGroupIds(groups.map((g) => g.id)), ...groups.flatMap((g) => [g.id, g.body])]);
+    ops.push(['HSET', cubeGroupsKey(keys, d), GROUP_IDS, encodeGroupList(groups), ...groups.flatMap((g) => [g.id, g.body])]);
     ops.push(['HSET', new WarmKeys(keys).tier, warmField(d), String(groups.length)]);
     return ops;
   },
 
   async thawOps(c: Redis, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
-    const ids = decodeGroupIds((await c.hget(cubeGroupsKey(keys, d), GROUP_IDS)) ?? '');
+    const stored = await c.hget(cubeGroupsKey(keys, d), GROUP_IDS);
+    const ids = stored === null ? [] : decodeGroupList(stored).ids;
     const ops: RedisOp[] = [];
     const bodies = ids.length ? await c.hmgetBuffer(cubeGroupsKey(keys, d), ...ids) : [];
+    const kept = new Map<string, Map<string, Buffer> | string[]>();
     bodies.forEach((body, i) => {
       if (body === null) throw new Error(`warm group ${ids[i]} of ${keys.key(d)} is missing`);
-      for (const [suffix, got] of unpackGroup(body)) {
-        const key = keys.key(d, suffix);
-        if (Array.isArray(got)) ops.push(['ZADD', key, ...got.flatMap((m) => ['0', m])]);
-        else ops.push(['HSET', key, ...[...got].flatMap(([f, v]) => [f, v])]);
-      }
+      for (const [suffix, got] of unpackGroup(body)) kept.set(suffix, got);
     });
+    // The derived levels back from their sources: the hot tier's bytes (derived.ts).
+    const hashesOf = (kind: string) => [...kept].filter(([s, v]) => s.startsWith(`${kind}:`) && v instanceof Map).map(([, v]) => v as Map<string, Buffer>);
+    const all = new Map<string, Map<string, Buffer> | string[]>(kept);
+    for (const [kind, how] of Object.entries(DERIVATIONS)) {
+      if (!how.perTicker) {
+        const sources = hashesOf(how.source);
+        if (sources.length) all.set(kind, deriveKey(kind, sources));
+        continue;
+      }
+      for (const [s, v] of kept) {
+        if (!s.startsWith(`${how.source}:`) || !(v instanceof Map)) continue;
+        const suffix = `${kind}:${s.slice(how.source.length + 1)}`;
+        all.set(suffix, deriveKey(suffix, [v]));
+      }
+    }
+    for (const [suffix, got] of all) {
+      const key = keys.key(d, suffix);
+      if (Array.isArray(got)) ops.push(['ZADD', key, ...got.flatMap((m) => ['0', m])]);
+      else if (got.size) ops.push(['HSET', key, ...[...got].flatMap(([f, v]) => [f, v])]);
+    }
     ops.push(['UNLINK', cubeGroupsKey(keys, d)]);
     return ops;
   },

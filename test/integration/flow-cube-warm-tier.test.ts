@@ -110,12 +110,23 @@ const rows: OracleRow[] = fixture.prints.map((e) => {
   return { ...row, ...openInterestFlags(e, 0) } as OracleRow;
 });
 
-/** [endpoint, body, the oracle's answer function or null]: every cube reader, on warm, hot and mixed selections. */
+/**
+ * [endpoint, body, the oracle's answer function or null]: every cube reader, on warm, hot and mixed
+ * selections, and every cell level, those a warm session derives (derived.ts) among them.
+ */
 const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], body: Record<string, any>) => Record<string, any>) | null][] = [
   ['net-flow', { ...OLD, aggregationPeriod: '1m', dataMode: 'NET_PREMIUM' }, oracle.netFlow],
   ['net-flow', { ...ALL, aggregationPeriod: '1d', dataMode: 'NET_VOLUME' }, oracle.netFlow],
   ['net-flow', { ...OLD, aggregationPeriod: '5m', dataMode: 'NET_PREMIUM', filter: { tickers: [TICKERS[0]] } }, oracle.netFlow],
   ['net-flow', { ...CUT, aggregationPeriod: '15m', dataMode: 'NET_VOLUME', filter: { tickers: [TICKERS[1]], tradeSideCodes: ['ASK', 'BID'] } }, oracle.netFlow],
+  // The contract, coarse and market coarse minute cells (cm, km, mm).
+  [
+    'net-flow',
+    { ...OLD, aggregationPeriod: '1m', dataMode: 'NET_VOLUME', filter: { tickers: [TICKERS[0]], expirationDates: [withIv.expirationDate] } },
+    oracle.netFlow,
+  ],
+  ['net-flow', { ...OLD, aggregationPeriod: '1m', dataMode: 'NET_PREMIUM', filter: { tickers: [TICKERS[0]], moneyTypes: ['OTM'] } }, oracle.netFlow],
+  ['net-flow', { ...ALL, aggregationPeriod: '5m', dataMode: 'NET_PREMIUM', filter: { moneyTypes: ['ITM'] } }, oracle.netFlow],
   ['net-drift', { ...OLD, aggregationPeriod: '1m', filter: { tickers: [TICKERS[0]] } }, oracle.netDrift],
   ['net-drift', { ...ALL, aggregationPeriod: '1h', filter: { tickers: [TICKERS[2]] } }, oracle.netDrift],
   ['gainers-losers', OLD, oracle.gainersLosers],
@@ -124,6 +135,9 @@ const CALLS: [string, Record<string, unknown>, ((rows: readonly OracleRow[], bod
   ['market-share', { ...ALL, filter: { contractTypes: ['PUT'], tickers: TICKERS.slice(0, 2) } }, oracle.marketShare],
   ['contract-statistics', { ...OLD, filter: { expirationDates: [withIv.expirationDate] } }, oracle.contractStatistics],
   ['contract-statistics', { ...CUT, filter: { moneyTypes: ['OTM'] } }, oracle.contractStatistics],
+  // The market's coarse session cells (ms), every underlying's contract session cells (cs).
+  ['contract-statistics', { ...ALL, filter: { moneyTypes: ['ITM'] } }, oracle.contractStatistics],
+  ['gainers-losers', { ...ALL, filter: { expirationDates: [withIv.expirationDate] } }, oracle.gainersLosers],
   ['contract-trade-side-statistics', { ...OLD, dataMode: 'PREMIUM' }, oracle.contractTradeSideStatistics],
   ['contract-trade-side-statistics', { ...ALL, dataMode: 'TRADE_COUNT', filter: { exchanges: [withIv.exchange] } }, oracle.contractTradeSideStatistics],
   ['option-price-over-time', { ...OLD, aggregationPeriod: '5m', filter: { osi: oneOsi } }, oracle.optionPriceOverTime],

@@ -1,4 +1,5 @@
-import { GROUP_BYTES, decodeGroupIds, encodeGroupIds, groupOf, packSession, unpackGroup, type SessionEntry } from '../../services/views/flow-aggregates';
+import { packAtm } from '../../services/views/flow-aggregates/warm-atm';
+import { GROUP_BYTES, decodeGroupList, encodeGroupList, groupOf, packSession, unpackGroup, type SessionEntry } from '../../services/views/flow-aggregates';
 
 /**
  * The cube's warm groups (services/views/flow-aggregates/warm.ts): every key comes back exactly,
@@ -64,7 +65,8 @@ describe('warm groups of the cube', () => {
   });
 
   it('give back every key, found in its group from the ids alone', () => {
-    const back = decodeGroupIds(encodeGroupIds(ids));
+    const { ids: back, digest } = decodeGroupList(encodeGroupList(groups));
+    expect(digest).not.toBe(decodeGroupList(encodeGroupList(groups.slice(1))).digest);
     expect(back).toEqual(ids);
     for (const e of entries) {
       const id = groupOf(back, e.suffix);
@@ -95,6 +97,49 @@ describe('warm groups of the cube', () => {
 
   it('of a session without keys are none', () => {
     expect(packSession([])).toEqual([]);
-    expect(decodeGroupIds(encodeGroupIds([]))).toEqual([]);
+    expect(decodeGroupList(encodeGroupList([])).ids).toEqual([]);
+  });
+});
+
+describe('warm at-the-money prints', () => {
+  const atm = (m: number, text: string) => ({ field: String(m), value: Buffer.from(text) });
+  const hash = [
+    atm(28_573_470, '512.5|510.23|1714408200123|0300000abc|0.23456789012345'),
+    atm(28_573_471, '510|510.2|1714408260000|0300000abd|0.2'),
+    atm(28_573_475, '0.5|4503599627370496|1714408559999|11zzzzzzzz|1e-7'),
+    atm(28_573_490, '505|509.9|1714409400000|0000000001|NaN'),
+  ];
+
+  it('come back as their exact text, as columns when every entry reads back exactly', () => {
+    const entries: SessionEntry[] = [{ suffix: 'av:SPY:2024-05-17', fields: hash.map((e) => e.field), values: hash.map((e) => e.value) }];
+    expect(
+      packAtm(
+        hash.map((e) => e.field),
+        hash.map((e) => e.value),
+      ),
+    ).not.toBeNull();
+    const [group] = packSession(entries);
+    const got = unpackGroup(group.body).get('av:SPY:2024-05-17') as Map<string, Buffer>;
+    expect([...got].map(([f, v]) => [f, v.toString()])).toEqual(hash.map((e) => [e.field, e.value.toString()]));
+  });
+
+  it('stay as they are when an entry would not read back exactly', () => {
+    for (const odd of [
+      '512.50|510|1714408200123|0300000abc|0.2',
+      '9007199254740993|510|1714408200123|0300000abc|0.2',
+      '512|510|1714408200123|0300000abc',
+      '512|510|1714408200123|0300000ABC|0.2',
+      '512|510|-0|0300000abc|0.2',
+    ]) {
+      const values = [...hash.map((e) => e.value), Buffer.from(odd)];
+      const fields = [...hash.map((e) => e.field), '28573499'];
+      expect(packAtm(fields, values)).toBeNull();
+      const [group] = packSession([{ suffix: 'av:SPY:2024-05-17', fields, values }]);
+      const got = unpackGroup(group.body).get('av:SPY:2024-05-17') as Map<string, Buffer>;
+      expect(fields.map((f) => got.get(f)!.toString())).toEqual(values.map((v) => v.toString()));
+    }
+    // A field that is not a canonical minute.
+    const [group] = packSession([{ suffix: 'av:SPY:2024-05-17', fields: ['028573470'], values: [hash[0].value] }]);
+    expect((unpackGroup(group.body).get('av:SPY:2024-05-17') as Map<string, Buffer>).get('028573470')!.toString()).toBe(hash[0].value.toString());
   });
 });

@@ -253,15 +253,19 @@ export async function readFlowCells(redis: Redis, prefix: string, q: FlowQuery, 
     targets.map(([k, d, t]) => ({ p: k.p.partition, d, key: level.key(k, d, t, minuteSessions.has(d)), op: 'hash' })),
   );
   targets.forEach(([, d, t], i) => {
-    const hash = res[i] as Record<string, Buffer>;
+    const got = res[i] as Record<string, Buffer> | ReadonlyMap<string, string>;
     const byMinute = minuteSessions.has(d);
-    for (const block in hash) {
-      unpackBlock(block, hash[block], level.valueSep, (field, value) => {
-        const c = level.parse(t, field, value, byMinute);
-        if (c.minute !== null && !inWindow(q.window, c.minute)) return;
-        if (!byMinute) c.sessionDate = d;
-        if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
-      });
+    const visit = (field: string, value: string) => {
+      const c = level.parse(t, field, value, byMinute);
+      if (c.minute !== null && !inWindow(q.window, c.minute)) return;
+      if (!byMinute) c.sessionDate = d;
+      if (q.predicate(c as unknown as OrderFlowPrintRow)) out.push(c);
+    };
+    // A level a warm session derives comes as its entries, already folded (tiers.ts).
+    if (got instanceof Map) for (const [field, value] of got as ReadonlyMap<string, string>) visit(field, value);
+    else {
+      const hash = got as Record<string, Buffer>;
+      for (const block in hash) unpackBlock(block, hash[block], level.valueSep, visit);
     }
   });
   return out;

@@ -3,3 +3,4 @@ export * from './keys';
 export * from './cells';
 export * from './packed';
 export * from './warm';
+export * from './derived';

@@ -177,7 +177,8 @@ export const TICKER_SESSION_KINDS = ['cs', 'cm', 'ks', 'km', 'ts', 'tm', 'u', 'o
 /**
  * Every data key of session `d` of a partition but its underlyings' list (`<D>:tk`), given that
  * list and each underlying's expirations with at-the-money prints (`<D>:ae:<TICKER>`): what the
- * warm tier (warm.ts) packs. A new per-session key family must be listed here.
+ * warm tier (warm.ts) replaces, packing those derived.ts does not fold from others. A new
+ * per-session key family must be listed here (and, if it is a fold of another, in derived.ts).
  */
 export function sessionDataKeys(k: FlowAggregateKeys, d: string, tickers: readonly string[], atmExpirations: ReadonlyMap<string, readonly string[]>): string[] {
   const out = PARTITION_SESSION_KINDS.map((kind) => k.p.key(d, kind));

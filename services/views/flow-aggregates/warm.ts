@@ -1,23 +1,29 @@
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { Packr } from 'msgpackr';
 import type { PartitionKeys } from '../keys';
+import { packAtm, unpackAtm, type AtmColumns } from './warm-atm';
 
 /**
  * The warm tier of the flow-aggregates cube: a session of a partition older than its newest K
- * (projections/runtime/warm-tier.ts decides when) keeps its keys (every one of keys.ts
- * sessionDataKeys: cells at every level and resolution, last prices, bars, the OSI index, the
- * at-the-money prints) collapsed into a few compressed groups instead of thousands of hashes:
+ * (projections/runtime/warm-tier.ts decides when) keeps its keys (keys.ts sessionDataKeys: cells,
+ * last prices, bars, the OSI index, the at-the-money prints) collapsed into a few compressed groups
+ * instead of thousands of hashes:
  *
- *   <D>:wc     hash  group id -> brotli(MessagePack([[suffix, fields, values] or [suffix, members], ...])),
- *                    and GROUP_IDS -> the group ids, newline-separated, in suffix order
+ *   <D>:wc     hash  group id -> brotli(MessagePack([[suffix, fields, values] or [suffix, members]
+ *                    or [suffix, 0, 0, at-the-money columns], ...])),
+ *                    and GROUP_IDS -> a digest of the groups, then their ids in suffix order (encodeGroupList)
  *   tier       hash  w:<D> -> the number of groups (absent: hot; read by every chunk, so kept short)
  *
- * A key's suffix is its name after `<D>:` (`cm:AAPL`, `ms`); a group holds keys of one kind
- * (the suffix's first part) in suffix order, cut once it holds GROUP_BYTES, and is named by its
- * first suffix, so a reader finds a key's group from the ids alone (the greatest id of its kind
- * not after it). Values are the hot tier's bytes (packed.ts blocks, plain strings), fields in
- * code-unit order, so the groups depend only on the session's content: a rebuild, or a second
- * move after a move back, writes the same bytes. `<D>:tk` (the underlyings) stays as it is.
+ * The levels derived.ts folds from finer ones (contract session cells, coarse and ticker-net
+ * minute cells, the market's coarse, exchange and net session cells, ...) are not kept: readers
+ * and a move back rebuild them. A key's suffix is its name after `<D>:` (`cm:AAPL`, `ms`); a group
+ * holds keys of one kind (the suffix's first part) in suffix order, cut once it holds GROUP_BYTES,
+ * and is named by its first suffix, so a reader finds a key's group from the ids alone (the
+ * greatest id of its kind not after it). Values are the hot tier's bytes (packed.ts blocks, plain
+ * strings; at-the-money prints as columns of numbers when that reads back exactly, warm-atm.ts),
+ * fields in code-unit order, so the groups depend only on the session's content: a rebuild, or a
+ * second move after a move back, writes the same bytes. `<D>:tk` (the underlyings) stays as it is.
  */
 
 /** Raw bytes (fields and values) after which a group is cut: bounds what a read of one underlying's cells decodes. */
@@ -74,7 +80,11 @@ export function packSession(entries: readonly SessionEntry[]): PackedGroup[] {
     if ('members' in e) group.push([e.suffix, [...e.members].sort(byCodeUnits)]);
     else {
       const order = e.fields.map((_, i) => i).sort((i, j) => byCodeUnits(e.fields[i], e.fields[j]));
-      group.push([e.suffix, order.map((i) => e.fields[i]), order.map((i) => e.values[i])]);
+      const fields = order.map((i) => e.fields[i]);
+      const values = order.map((i) => e.values[i]);
+      // At-the-money prints as columns of numbers when they read back exactly, else as they are.
+      const atm = kindOf(e.suffix) === 'av' ? packAtm(fields, values) : null;
+      group.push(atm ? [e.suffix, 0, 0, atm] : [e.suffix, fields, values]);
     }
     bytes += sizeOf(e);
   }
@@ -91,6 +101,10 @@ export function unpackGroup(body: Buffer): DecodedGroup {
       out.set(suffix, e[1] as string[]);
       continue;
     }
+    if (e.length === 4) {
+      out.set(suffix, unpackAtm(e[3] as AtmColumns));
+      continue;
+    }
     const fields = e[1] as string[];
     const values = e[2] as Uint8Array[];
     out.set(suffix, new Map(fields.map((f, i) => [f, Buffer.from(values[i].buffer, values[i].byteOffset, values[i].byteLength)])));
@@ -98,9 +112,21 @@ export function unpackGroup(body: Buffer): DecodedGroup {
   return out;
 }
 
-/** The group ids as GROUP_IDS keeps them, and back. */
-export const encodeGroupIds = (ids: readonly string[]): string => ids.join('\n');
-export const decodeGroupIds = (stored: string): string[] => (stored === '' ? [] : stored.split('\n'));
+/**
+ * What GROUP_IDS keeps: a digest of the session's groups (their ids and bytes), then the ids, one
+ * a line. Readers cache what they decode and derive by the digest, so a warm session read again
+ * needs neither its groups' bytes nor any work; a session frozen again with other content has
+ * another digest.
+ */
+export function encodeGroupList(groups: readonly PackedGroup[]): string {
+  const h = createHash('sha1');
+  for (const g of groups) h.update(`${g.id}\n${g.body.length}\n`).update(g.body);
+  return [h.digest('base64'), ...groups.map((g) => g.id)].join('\n');
+}
+export function decodeGroupList(stored: string): { digest: string; ids: string[] } {
+  const [digest, ...ids] = stored.split('\n');
+  return { digest, ids };
+}
 
 /** The id of the group that holds `suffix` if the session has it (ids in stored order, which is suffix order), else null. */
 export function groupOf(ids: readonly string[], suffix: string): string | null {
