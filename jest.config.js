@@ -11,10 +11,7 @@ const onStack = {
   testEnvironment: '<rootDir>/test/support/tied-environment.cjs',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  setupFilesAfterEnv: [
-    '<rootDir>/test/support/integration-timeout.ts',
-    '<rootDir>/test/support/phase-profile-setup.ts',
-  ],
+  setupFilesAfterEnv: ['<rootDir>/test/support/integration-timeout.ts', '<rootDir>/test/support/phase-profile-setup.ts'],
 };
 
 const faults = {
