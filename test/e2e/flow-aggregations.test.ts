@@ -35,6 +35,7 @@ import { expectProblem } from '../support/problem';
 import { walkApi } from '../support/cursor-walk';
 import type { OracleRow } from '../support/order-flow-oracle';
 import * as oracle from '../support/flow-aggregations-oracle';
+import { asServed } from '../support/served';
 
 /**
  * The six flow-aggregation endpoints end to end: enriched prints (the order-flow processor's own
@@ -161,7 +162,9 @@ async function ok(path: string, body: unknown): Promise<any> {
 }
 
 /** Equal values and equal key order (buckets ascending, tickers and exchanges alphabetical). */
-function expectSame(got: any, want: any, body: unknown): void {
+/** The API's answer against the oracle's, as the API writes it (JSON without float noise: asServed). */
+function expectSame(got: any, oracle: any, body: unknown): void {
+  const want = asServed(oracle);
   try {
     expect(got).toEqual(want);
     expect(Object.keys(got.data)).toEqual(Object.keys(want.data));
