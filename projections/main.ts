@@ -9,6 +9,7 @@ import { createProjectors, type ProjectorSettings } from './projectors';
 import { PROJECTIONS, projectionByView } from './registry';
 import { DEFAULT_CHUNK_ROWS, DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
 import type { ProjectorThreadTask } from './thread';
+import { onStopSignal } from '../services/stop-signal';
 
 /**
  * `npm run projector`               run every view family (or those named: `-- news`)
@@ -56,23 +57,18 @@ async function main(): Promise<void> {
       log.info({ signal }, 'stopping: finishing the current batch, committing, leaving the group');
       pool.stop();
     };
-    process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGINT', () => stop('SIGINT'));
+    onStopSignal(stop);
     return;
   }
 
   if (metricsPort !== null) await serveMetrics(metricsPort, processRegistry(), log);
   const set = createProjectors(config, projections, settings, log);
-  let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     log.info({ signal }, 'stopping: finishing the current batch, committing, leaving the group');
     await set.stop();
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  onStopSignal((signal) => void shutdown(signal));
 
   if (rebuild) {
     for (const p of set.projectors) {

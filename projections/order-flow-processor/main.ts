@@ -5,6 +5,7 @@ import { createLogger } from '../../services/log';
 import { serveMetrics } from '../../services/metrics/serve';
 import { startThreads } from '../../services/threads/pool';
 import type { ThreadTask } from './worker';
+import { onStopSignal } from '../../services/stop-signal';
 
 /**
  * `npm run processor`: the order-flow processor (market.option-prints -> derived.order-flow.*).
@@ -59,8 +60,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping: finishing the current chunks, committing, leaving the group');
     pool.stop();
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  onStopSignal(shutdown);
 }
 
 main().catch((err) => {
