@@ -299,3 +299,108 @@ describe('kafkajs patches', () => {
     expect(refreshes).toBe(2);
   });
 });
+
+/**
+ * A stand-in of a three-partition topic for kafkajs's sendMessages: brokers that keep a log per
+ * partition with the broker's duplicate check (a batch whose first sequence is below the next
+ * expected one is acknowledged again, not appended), and leaders that move when metadata is
+ * refreshed after a failure.
+ */
+function sendMessagesStandIn(firstFailure: Error) {
+  const sendMessages = require('kafkajs/src/producer/sendMessages');
+  const createRetry = require('kafkajs/src/retry');
+  const { createLogger, LEVELS } = require('kafkajs/src/loggers');
+  const logs = new Map<string, string[]>(); // partition -> values, shared by every broker object
+  const expected = new Map<string, number>(); // partition -> next sequence
+  const sent: { node: number; partition: string; firstSequence: number }[] = [];
+  let failNext = true;
+  const broker = (node: number) => ({
+    nodeId: node,
+    produce: async ({ topicData }: { topicData: { topic: string; partitions: { partition: string; firstSequence: number; messages: { value: string }[] }[] }[] }) => {
+      const partitions = topicData[0].partitions;
+      for (const p of partitions) sent.push({ node, partition: String(p.partition), firstSequence: p.firstSequence });
+      // Broker 2's first request fails before it is written.
+      if (node === 2 && failNext) {
+        failNext = false;
+        throw firstFailure;
+      }
+      for (const p of partitions) {
+        const key = String(p.partition);
+        const next = expected.get(key) ?? 0;
+        if (p.firstSequence < next) continue; // a retried batch already in the log
+        if (p.firstSequence !== next) throw new Error(`out of order sequence on ${key}: ${p.firstSequence}, expected ${next}`);
+        logs.set(key, [...(logs.get(key) ?? []), ...p.messages.map((m) => m.value)]);
+        expected.set(key, next + p.messages.length);
+      }
+      return { topics: [{ topicName: topicData[0].topic, partitions: partitions.map((p) => ({ partition: Number(p.partition), errorCode: 0, baseOffset: '0' })) }] };
+    },
+  });
+  // Partitions 0 and 1 on broker 1, 2 on broker 2; after the failure 0 moves to 2 and 2 to 1.
+  let leaders: Record<string, number> = { 0: 1, 1: 1, 2: 2 };
+  let generation = 0;
+  const brokers = new Map<string, ReturnType<typeof broker>>();
+  const cluster = {
+    targetTopics: new Set(['t']),
+    addMultipleTargetTopics: async () => undefined,
+    refreshMetadataIfNecessary: async () => undefined,
+    refreshMetadata: async () => {
+      leaders = { 0: 2, 1: 1, 2: 1 };
+    },
+    isConnected: () => true,
+    connect: async () => undefined,
+    // A closed connection replaces the broker objects, as kafkajs's broker pool does.
+    removeBroker: () => void generation++,
+    findTopicPartitionMetadata: () => [0, 1, 2].map((partitionId) => ({ partitionId })),
+    findLeaderForPartitions: (_topic: string, partitions: string[]) => {
+      const out: Record<string, number[]> = {};
+      for (const p of partitions) (out[leaders[p]] ??= []).push(Number(p));
+      return out;
+    },
+    findBroker: async ({ nodeId }: { nodeId: string }) => {
+      const key = `${generation}/${nodeId}`;
+      if (!brokers.has(key)) brokers.set(key, broker(Number(nodeId)));
+      return brokers.get(key)!;
+    },
+  };
+  const sequences = new Map<string, number>();
+  const eosManager = {
+    acquireBrokerLock: async () => undefined,
+    releaseBrokerLock: async () => undefined,
+    isTransactional: () => false,
+    getProducerId: () => 1,
+    getProducerEpoch: () => 0,
+    getSequence: (_t: string, p: string) => sequences.get(String(p)) ?? 0,
+    updateSequence: (_t: string, p: string, n: number) => sequences.set(String(p), (sequences.get(String(p)) ?? 0) + n),
+  };
+  const send = sendMessages({
+    logger: createLogger({ level: LEVELS.NOTHING, logCreator: () => () => undefined }),
+    cluster,
+    partitioner: ({ message }: { message: { key: string } }) => Number(message.key),
+    eosManager,
+    retrier: createRetry({ retries: 3, initialRetryTime: 1 }),
+  });
+  const messages = [0, 1, 2].flatMap((p) => [0, 1, 2].map((i) => ({ key: String(p), value: `${p}-${i}` })));
+  return { logs, sent, send: () => send({ acks: -1, timeout: 1000, topicMessages: [{ topic: 't', messages }] }) };
+}
+
+describe('kafkajs patches: produce retries', () => {
+  const { createErrorFromCode } = require('kafkajs/src/protocol/error');
+  const { KafkaJSConnectionClosedError } = require('kafkajs/src/errors');
+  const failures: [string, () => Error][] = [
+    ['a leader moved (NOT_LEADER_FOR_PARTITION)', () => createErrorFromCode(6)],
+    ['a connection closed (new broker objects)', () => new KafkaJSConnectionClosedError('closed', { host: 'h', port: 2 })],
+  ];
+  it.each(failures)('after %s, every partition is written exactly once', async (_name, failure) => {
+    const { logs, sent, send } = sendMessagesStandIn(failure());
+    const answer = await send();
+    for (const p of ['0', '1', '2']) expect(logs.get(p)).toEqual([0, 1, 2].map((i) => `${p}-${i}`));
+    // Partition 0, acknowledged by broker 1, is not sent again to its new leader; partition 2
+    // goes to its new leader with the sequence numbers it was first given.
+    expect(sent.filter((s) => s.partition === '0')).toEqual([{ node: 1, partition: '0', firstSequence: 0 }]);
+    expect(sent.filter((s) => s.partition === '2')).toEqual([
+      { node: 2, partition: '2', firstSequence: 0 },
+      { node: 1, partition: '2', firstSequence: 0 },
+    ]);
+    expect(answer.map((a: { partition: number }) => a.partition).sort()).toEqual([0, 1, 2]);
+  });
+});
