@@ -10,8 +10,22 @@ import { expectEqual } from '../support/expect-equal';
 import { writeFaultResults } from '../support/fault-results';
 import { testConfig, waitFor } from '../support/env';
 import { startApi, UNLIMITED } from '../support/http';
-import { readCommitted } from '../support/kafka-count';
-import { TestPipeline, appliedCount, cleanNewsBuild, configEnv, openPipeline, snapshotView, spawnTs, syntheticArticles } from '../support/pipeline';
+import { logEndAdmin, readCommitted } from '../support/kafka-count';
+import { generatedCounts, marketTopics, type SessionPart } from '../support/generated-counts';
+import { topicFor, topicName } from '../../schemas/catalog';
+import { PROFILES } from '../../ingest/simulator/profiles';
+import { SimulatedMarket } from '../../ingest/simulator/session';
+import {
+  TestPipeline,
+  appliedCount,
+  cleanNewsBuild,
+  configEnv,
+  openPipeline,
+  provisionTestTopics,
+  snapshotView,
+  spawnTs,
+  syntheticArticles,
+} from '../support/pipeline';
 
 /**
  * The fault suite (`npm run faults`): on the cluster profile of the test stack, each scenario
@@ -140,6 +154,64 @@ it('a Kafka broker SIGKILLed during transactional ingest and during a replay: 0 
     };
   } finally {
     await p.close();
+  }
+}, 900_000);
+
+it('a Kafka broker paused 20 s in a multi-topic transactional backfill (its leaders move): every topic holds exactly the generated events', async () => {
+  // A paused broker (a long GC, a stalled disk) is worse than a dead one for a client: its
+  // requests time out instead of failing, the controller fences it and moves its leaders, and a
+  // produce retry must then send each unacknowledged partition to its new leader, and nothing else.
+  const cfg = testConfig('fault-pause');
+  await provisionTestTopics(cfg);
+  const kafka = createKafka(cfg, 'fault-pause');
+  const topics = marketTopics(cfg.topicPrefix);
+  const optionPrints = topicName(topicFor('option-print')!, cfg.topicPrefix);
+  const admin = logEndAdmin(kafka);
+  await admin.connect();
+  const workers: ReturnType<typeof spawnTs>[] = [];
+  const leaders = async () => (await admin.fetchTopicMetadata({ topics: [optionPrints] })).topics[0].partitions.map((p) => p.leader);
+  const written = async () => (await admin.fetchTopicOffsets(optionPrints)).reduce((n, p) => n + Number(p.high), 0);
+  try {
+    const dates = ['2026-11-16', '2026-11-17', '2026-11-18'];
+    const worker = spawnTs('ingest/worker.ts', [], configEnv(cfg));
+    workers.push(worker);
+    const backfill = spawnTs('ingest/cli.ts', ['backfill', '--from', dates[0], '--to', dates[2], '--level', 'tick', '--profile', 'dev', '--seed', '42'], configEnv(cfg));
+    const exited = new Promise<number | null>((r) => backfill.once('exit', r));
+    await waitFor('the backfill to commit option prints', async () => (await written()) > 0, 300_000, 200);
+    // The broker leading the most option-print partitions.
+    const before = await leaders();
+    const node = [1, 2, 3].sort((a, b) => before.filter((l) => l === b).length - before.filter((l) => l === a).length)[0];
+    const pid = daemonPid(`kafka-${node}`);
+    const pausedAt = await written();
+    process.kill(pid, 'SIGSTOP');
+    let moved = 0;
+    try {
+      await new Promise((r) => setTimeout(r, 20_000));
+      moved = (await leaders()).filter((l, i) => before[i] === node && l !== node).length;
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const runningAtResume = backfill.exitCode === null;
+    const code = await exited;
+    expect({ code, output: code === 0 ? '' : backfill.output() }).toEqual({ code: 0, output: '' });
+    const counts = await readCommitted(kafka, topics);
+    const market = new SimulatedMarket(42, PROFILES.dev);
+    expect(counts).toEqual(generatedCounts(market, cfg.topicPrefix, dates.map((d): [string, SessionPart[]] => [d, ['daily without sample', 'tick']])));
+    // The fault landed inside the backfill, and took leadership away from the paused broker.
+    expect(runningAtResume).toBe(true);
+    expect(moved).toBeGreaterThan(0);
+    results.brokerPause = {
+      sessions: dates.length,
+      pausedBroker: node,
+      pausedForMs: 20_000,
+      optionPrintsWrittenAtPause: pausedAt,
+      leadersMoved: moved,
+      committed: counts,
+      duplicatedOrLost: 0,
+    };
+  } finally {
+    for (const w of workers.splice(0)) w.kill('SIGTERM');
+    await admin.disconnect();
   }
 }, 900_000);
 

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { TOPICS, topicFor, topicName } from '../../schemas/catalog';
+import { topicFor, topicName } from '../../schemas/catalog';
 import { createKafka } from '../../services/kafka/clients';
 import { historyKey, type HistoryRecord } from '../../ingest/jobs/history';
 import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from '../../ingest/jobs/queues';
@@ -9,6 +9,7 @@ import { loadUniverse } from '../../services/domain/universe';
 import { testConfig, waitFor } from '../support/env';
 import { readCommitted } from '../support/kafka-count';
 import { configEnv, spawnTs, provisionTestTopics } from '../support/pipeline';
+import { generatedCounts, marketTopics as marketTopicsOf, type SessionPart } from '../support/generated-counts';
 
 /**
  * Ingest through BullMQ jobs and the worker process, against the real Kafka, registry and Redis:
@@ -21,27 +22,8 @@ const env = { ...configEnv(config), MDQ_JOB_LOCK_MS: '3000' };
 const kafka = createKafka(config, 'mdq-test-jobs');
 // The `mini` market (three symbols): three tick sessions are produced, regenerated and read back.
 const market = new SimulatedMarket(42, PROFILES.mini);
-const marketTopics = TOPICS.filter((t) => !t.internal && !t.derived && t.eventType !== 'instrument' && t.eventType !== 'calendar-day').map((t) =>
-  topicName(t, config.topicPrefix),
-);
-
-/**
- * A session's streams: its daily tier as a history session has it (with the off-exchange sample)
- * or as a session with ticks has it (without), and its tick tier.
- */
-type Part = 'daily' | 'daily without sample' | 'tick';
-
-/** Expected committed events per topic for sessions made of given parts, from the generator itself. */
-function expected(sessions: [string, Part[]][]): Record<string, number> {
-  const out: Record<string, number> = Object.fromEntries(marketTopics.map((t) => [t, 0]));
-  for (const [date, parts] of sessions) {
-    for (const part of parts) {
-      const gen = part === 'tick' ? market.session(date, 'tick') : market.session(date, 'daily', undefined, { withTicks: part !== 'daily' });
-      for (let k = 0; k < gen.chunks; k++) for (const e of gen.chunk(k)) out[topicName(topicFor(e.type)!, config.topicPrefix)]++;
-    }
-  }
-  return out;
-}
+const marketTopics = marketTopicsOf(config.topicPrefix);
+const expected = (sessions: [string, SessionPart[]][]) => generatedCounts(market, config.topicPrefix, sessions);
 
 async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
   const child = spawnTs('ingest/cli.ts', args, env);
@@ -202,7 +184,7 @@ describe('ingest jobs', () => {
     // Beyond the tapes' prints, the equity-print topic holds the samples of the three sessions
     // whose daily tier was produced as a history session's: 135 + 168 + 149 prints.
     const equity = topicName(topicFor('equity-print')!, config.topicPrefix);
-    const tapes = expected(['2026-11-12', '2026-11-13', '2026-11-17', '2026-11-18', '2026-11-27'].map((d): [string, Part[]] => [d, ['tick']]));
+    const tapes = expected(['2026-11-12', '2026-11-13', '2026-11-17', '2026-11-18', '2026-11-27'].map((d): [string, SessionPart[]] => [d, ['tick']]));
     expect(counts[equity] - tapes[equity]).toBe(135 + 168 + 149);
   });
 });

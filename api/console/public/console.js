@@ -5,9 +5,12 @@ const $ = (id) => document.getElementById(id);
 const SVG = 'http://www.w3.org/2000/svg';
 const TAPE_MAX = 300;
 const REFRESH_MS = 4000;
+const FLUSH_MS = 200;
+const SEEN_MAX = 10_000;
 
 let key = sessionStorage.getItem('mdq-key') || '';
 let stream = null;
+let tapeFlush = null;
 let lastSession = null;
 const seen = new Set();
 
@@ -50,24 +53,18 @@ function follow(path, body, onRow, onStatus) {
           const { value, done } = await reader.read();
           if (done) break;
           buf += value;
+          // One pass over what arrived, one slice at the end: a busy stream delivers many events
+          // per read, and slicing the buffer per event would be quadratic.
+          let at = 0;
           let cut;
-          while ((cut = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, cut);
-            buf = buf.slice(cut + 2);
-            const ev = { event: 'message', data: '', id: null };
-            for (const line of block.split('\n')) {
-              const at = line.indexOf(':');
-              if (at <= 0) continue;
-              const field = line.slice(0, at);
-              const val = line.slice(at + 1).replace(/^ /, '');
-              if (field === 'event') ev.event = val;
-              else if (field === 'data') ev.data += val;
-              else if (field === 'id') ev.id = val;
-            }
+          while ((cut = buf.indexOf('\n\n', at)) >= 0) {
+            const ev = parseEvent(buf.slice(at, cut));
+            at = cut + 2;
             if (ev.id !== null) lastId = ev.id;
             if (ev.event === 'row') onRow(JSON.parse(ev.data));
             else if (ev.event === 'end') onStatus(`stream ended: ${JSON.parse(ev.data).reason}; resuming`);
           }
+          buf = buf.slice(at);
         }
       } catch (err) {
         if (ctl.signal.aborted) return;
@@ -81,6 +78,21 @@ function follow(path, body, onRow, onStatus) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** One event-stream block's fields (event, data, id). */
+function parseEvent(block) {
+  const ev = { event: 'message', data: '', id: null };
+  for (const line of block.split('\n')) {
+    const at = line.indexOf(':');
+    if (at <= 0) continue;
+    const field = line.slice(0, at);
+    const val = line.slice(at + 1).replace(/^ /, '');
+    if (field === 'event') ev.event = val;
+    else if (field === 'data') ev.data += val;
+    else if (field === 'id') ev.id = val;
+  }
+  return ev;
+}
 
 // --- filters -------------------------------------------------------------------------------------
 
@@ -121,8 +133,12 @@ const COLUMNS = {
   ],
 };
 
+// Formatters made once: toLocale*String builds a new one per call, too slow for a busy tape.
+const TIME = new Intl.DateTimeFormat('en-US', { timeZone: 'America/New_York', hour12: false, hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const DAY = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' });
+
 function time(ms) {
-  return new Date(ms).toLocaleTimeString('en-US', { timeZone: 'America/New_York', hour12: false });
+  return TIME.format(ms);
 }
 
 function money(v) {
@@ -133,16 +149,17 @@ function money(v) {
 
 function startTape() {
   stream?.close();
+  clearTimeout(tapeFlush);
+  tapeFlush = null;
   seen.clear();
   const { tape, filter } = settings();
   const cols = tape.includes('equity') ? COLUMNS.equities : COLUMNS.options;
   $('tapeTable').tHead.innerHTML = `<tr>${cols.map(([h]) => `<th>${h}</th>`).join('')}</tr>`;
   const body = $('tapeTable').tBodies[0];
   body.innerHTML = '';
-  const add = (r, fresh) => {
-    const id = r.id ?? r.rowKey;
-    if (seen.has(id)) return;
-    seen.add(id);
+  let count = 0;
+  let pending = [];
+  const row = (r, fresh) => {
     const tr = document.createElement('tr');
     if (fresh) tr.className = 'fresh';
     for (const [, f] of cols) {
@@ -153,11 +170,30 @@ function startTape() {
     const side = r.tradeSideCode || r.tradeSide || '';
     if (/^(A|AA|ASK|ABOVE_ASK)$/.test(side)) tr.classList.add('up');
     if (/^(B|BB|BID|BELOW_BID)$/.test(side)) tr.classList.add('down');
-    body.insertBefore(tr, body.firstChild);
+    return tr;
+  };
+  // Rows are drawn in batches, at most every FLUSH_MS and only the newest TAPE_MAX of them, so a
+  // busy unfiltered tape costs the page a few redraws a second, not one per row.
+  const flush = () => {
+    tapeFlush = null;
+    const fragment = document.createDocumentFragment();
+    for (const [r, fresh] of pending.slice(-TAPE_MAX).reverse()) fragment.appendChild(row(r, fresh));
+    pending = [];
+    body.insertBefore(fragment, body.firstChild);
     while (body.rows.length > TAPE_MAX) body.deleteRow(body.rows.length - 1);
-    body.dataset.rows = String(seen.size);
-    $('tapeCount').textContent = `${seen.size} rows`;
-    if (r.tradeTime) lastSession = new Date(r.tradeTime).toLocaleDateString('en-CA', { timeZone: 'America/New_York' });
+    body.dataset.rows = String(count);
+    $('tapeCount').textContent = `${count} rows`;
+  };
+  const add = (r, fresh) => {
+    const id = r.id ?? r.rowKey;
+    if (seen.has(id)) return;
+    seen.add(id);
+    // The page and the stream can overlap only near the start: recent ids are enough to dedupe.
+    if (seen.size > SEEN_MAX) seen.delete(seen.values().next().value);
+    count++;
+    pending.push([r, fresh]);
+    if (r.tradeTime) lastSession = DAY.format(r.tradeTime);
+    tapeFlush ??= setTimeout(flush, FLUSH_MS);
   };
   // The newest page first, then the stream from the feed's end.
   post(tape, { size: 50, filter })
@@ -290,7 +326,20 @@ function treemap(svg, items) {
   if (row.length) place(row);
 }
 
+let refreshing = false;
+
+/** Redraws every chart; a refresh still waiting for answers makes the next tick skip, not pile up. */
 async function refreshCharts() {
+  if (refreshing) return;
+  refreshing = true;
+  try {
+    await drawCharts();
+  } finally {
+    refreshing = false;
+  }
+}
+
+async function drawCharts() {
   const { chartTicker } = settings();
   const filter = { tickers: [chartTicker] };
   const jobs = [
@@ -340,7 +389,7 @@ async function refreshCharts() {
       );
     }),
   ];
-  const end = lastSession ?? new Date().toLocaleDateString('en-CA', { timeZone: 'America/New_York' });
+  const end = lastSession ?? DAY.format(Date.now());
   const start = new Date(Date.parse(end) - 30 * 86400000).toISOString().slice(0, 10);
   jobs.push(
     post('/equities/tool/dark-pool-levels', { filter: { ticker: chartTicker }, sessionDateRange: { startDate: start, endDate: end } }).then((r) => {
