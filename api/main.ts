@@ -11,6 +11,7 @@ import { configureServer, createApp } from './app';
 import { loadApiSettings } from './settings';
 import { streamSettingsFromEnv } from './streams/routes';
 import { superviseWorkers } from './workers';
+import { onStopSignal } from '../services/stop-signal';
 
 /**
  * `npm run api`: the stateless API, one worker process per core by default (MDQ_API_WORKERS,
@@ -70,10 +71,9 @@ function main(): void {
       viewsRedis.disconnect();
       process.exit(0);
     });
-    setTimeout(() => process.exit(0), 5_000).unref();
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // Open keep-alive connections may hold server.close() open: 5 s at most.
+  onStopSignal(stop, 5_000);
 }
 
 main();

@@ -1,6 +1,7 @@
 import cluster, { Worker } from 'cluster';
 import type { Logger } from '../services/log';
 import { serveClusterMetrics } from '../services/metrics/cluster-metrics';
+import { onStopSignal } from '../services/stop-signal';
 
 /**
  * The API as one primary and `count` worker processes (Node's cluster module), so every core
@@ -39,10 +40,8 @@ export function superviseWorkers(count: number, log: Logger): void {
       w.once('exit', () => --left === 0 && process.exit(0));
       w.process.kill('SIGTERM');
     }
-    setTimeout(() => process.exit(0), 8_000).unref();
   };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  onStopSignal(stop, 8_000);
 
   for (let i = 0; i < count; i++) fork();
   log.info({ workers: count }, 'API primary started its workers');

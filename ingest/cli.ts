@@ -13,6 +13,7 @@ import { INGEST_QUEUE, LIVE_QUEUE, openQueue } from './jobs/queues';
 import { TRADING_DAYS } from './simulator/market';
 import { profileNamed } from './simulator/profiles';
 import { NewsFeed } from './sources/news-feed';
+import { onStopSignal } from '../services/stop-signal';
 
 const USAGE = `usage: npm run ingest -- <command> [options]
 
@@ -203,10 +204,7 @@ async function newsLive(config: ReturnType<typeof loadConfig>, log: ReturnType<t
   await producer.connect();
   const feed = new NewsFeed({ producer, redis, keyPrefix: config.keyPrefix, log, seed, backfillDays: Number(process.env.MDQ_NEWS_BACKFILL_DAYS ?? 7) });
   feed.start();
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  await new Promise<void>((resolve) => onStopSignal(() => resolve()));
   await feed.stop();
   await producer.disconnect();
   await redis.quit().catch(() => {});

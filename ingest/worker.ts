@@ -8,6 +8,7 @@ import { ProgressTracker } from './produce/progress';
 import { publishReference } from './produce/reference';
 import { produceSession, type IngestDeps, type Progress } from './produce/session-producer';
 import { bullConnection, bullPrefix, INGEST_QUEUE, LIVE_QUEUE, type IngestJob } from './jobs/queues';
+import { onStopSignal } from '../services/stop-signal';
 
 /**
  * `npm run worker:ingest` — processes ingest jobs from the Redis queues. Every job is safe to run
@@ -86,10 +87,8 @@ async function main(): Promise<void> {
     w.on('failed', (job, err) => log.warn({ job: job?.id, name: job?.name, err: err.message }, 'job failed (will retry if attempts remain)'));
   log.info('ingest worker ready');
 
-  await new Promise<void>((resolve) => {
-    process.once('SIGTERM', resolve);
-    process.once('SIGINT', resolve);
-  });
+  // Closing waits for running jobs (aborted below) and Redis: bounded by onStopSignal's grace.
+  await new Promise<void>((resolve) => onStopSignal(() => resolve()));
   abort.abort();
   await Promise.all(workers.map((w) => w.close()));
   await progress.stop();
