@@ -126,9 +126,11 @@ export function kafkaComponent(dataDir: string, nodes: KafkaNode[], dieWithParen
   const urlOf = (n: KafkaNode) => `127.0.0.1:${n.port}`;
   const rep = topicReplication(nodes.length, {});
   let libs = '';
-  // Sized for a 2-core, shared machine: each broker is one of several JVMs and node processes;
-  // three brokers share what one had, and fewer threads each.
-  const heap = single ? ['-Xms256m', '-Xmx768m'] : ['-Xms128m', '-Xmx384m'];
+  // Sized for a 2-core, shared machine: each broker is one of several JVMs and node processes,
+  // so fewer threads each. The heap is per broker, not shared: a cluster broker holds a replica of
+  // every partition, as the single broker does (a whole cluster test run leaves ~3,800 per broker,
+  // and at 384 MB the brokers ran out of heap), and 24 GB holds three of 1 GB.
+  const heap = single ? ['-Xms256m', '-Xmx768m'] : ['-Xms128m', '-Xmx1g'];
   const threads = single ? { network: 2, io: 4 } : { network: 1, io: 2 };
   const specs = () =>
     nodes.map((n) =>

@@ -8,6 +8,7 @@ import { createRedis, redisReady, type RedisClient as Redis } from '../../servic
 import { testConfig } from '../support/env';
 import { TEST_KEY_SECRET, TestApi, startApi } from '../support/http';
 import { spawnTs } from '../support/pipeline';
+import { keysMatching } from '../support/redis-keys';
 
 /**
  * API keys end to end: the `npm run keys` CLI against the test Redis, the keys it makes used over
@@ -40,7 +41,7 @@ const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 /** Every value stored under this file's key prefix, as one string. */
 async function everythingInRedis(): Promise<string> {
-  const keys = await redis.keys(`${config.keyPrefix}:*`);
+  const keys = await keysMatching(redis, `${config.keyPrefix}:*`);
   const parts: string[] = [];
   for (const k of keys) {
     const type = await redis.type(k);

@@ -20,6 +20,7 @@ import { withTierEnv } from '../support/tier-env';
 import { PRINTS_SPEC, orderFlowFixture, projectDirect } from '../support/order-flow-data';
 import type { OracleRow } from '../support/order-flow-oracle';
 import * as oracle from '../support/flow-aggregations-oracle';
+import { keysMatching } from '../support/redis-keys';
 
 /**
  * The flow-aggregates cube's warm tier (services/views/flow-aggregates/warm.ts,
@@ -67,7 +68,7 @@ describe('the move to the warm tier', () => {
     for (const d of SESSIONS) {
       for (const p of partitionsWith(d)) {
         const tier = await redis.hget(new WarmKeys(cubeKeys(WARM, p)).tier, warmField(d));
-        const left = (await redis.keys(`${cubeKeys(WARM, p).key(d)}:*`)).map((k) => k.slice(cubeKeys(WARM, p).key(d).length + 1)).sort();
+        const left = (await keysMatching(redis, `${cubeKeys(WARM, p).key(d)}:*`)).map((k) => k.slice(cubeKeys(WARM, p).key(d).length + 1)).sort();
         expect(await redis.hget(new WarmKeys(cubeKeys(HOT, p)).tier, warmField(d))).toBeNull();
         if (d === SESSIONS[2]) {
           expect(tier).toBeNull();
@@ -88,7 +89,7 @@ describe('the move to the warm tier', () => {
     const bytes = async (prefix: string) => {
       let n = 0;
       for (let p = 0; p < MARKET_PARTITIONS; p++)
-        for (const key of await redis.keys(`${cubeKeys(prefix, p).key(SESSIONS[0])}:*`)) n += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
+        for (const key of await keysMatching(redis, `${cubeKeys(prefix, p).key(SESSIONS[0])}:*`)) n += Number(await redis.memory('USAGE', key, 'SAMPLES', 0));
       return n;
     };
     expect(await bytes(WARM)).toBeLessThan((await bytes(HOT)) / 2);

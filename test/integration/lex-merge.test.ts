@@ -1,5 +1,5 @@
 import { LexMerge, type LexSource } from '../../api/tables/lex-merge';
-import { createRedis } from '../../services/redis/client';
+import { createRedis, unlinkKeys } from '../../services/redis/client';
 import { testConfig } from '../support/env';
 import { rng } from '../support/order-flow-data';
 
@@ -33,7 +33,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await redis.del(...sources.map((s) => s.key));
+  await unlinkKeys(
+    redis,
+    sources.map((s) => s.key),
+  );
   redis.disconnect();
 });
 

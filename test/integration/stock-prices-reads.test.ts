@@ -4,11 +4,12 @@ import { stockPricesProjection } from '../../projections/equities/stock-prices';
 import type { SourceEvent } from '../../projections/runtime/projection';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
 import { partitionOf } from '../../services/kafka/partition';
-import { createRedis } from '../../services/redis/client';
+import { createRedis, unlinkKeys } from '../../services/redis/client';
 import { PartitionKeys } from '../../services/views/keys';
 import { testConfig } from '../support/env';
 import { snapshotView } from '../support/pipeline';
 import { rand } from '../support/table-oracle';
+import { keysMatching } from '../support/redis-keys';
 
 /**
  * The stock-price view's reads on a real Redis, against the old layout's semantics (a zset per
@@ -94,8 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const [prefix] of prefixes) {
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.unlink(...keys);
+    await unlinkKeys(redis, await keysMatching(redis, `${prefix}:*`));
   }
   redis.disconnect();
 });

@@ -41,6 +41,7 @@ import { TestApi, startApi } from '../support/http';
 import { testConfig } from '../support/env';
 import { withTierEnv } from '../support/tier-env';
 import { equityPrintData } from '../support/equity-print-data';
+import { keysMatching } from '../support/redis-keys';
 import {
   CONSOLIDATED_SPEC,
   OPEN_INTEREST_SPEC,
@@ -131,7 +132,7 @@ describe('the move to the warm tier', () => {
       expect([...warm.hotRows].sort()).toEqual([...hot.hotRows].filter((pd) => pd.endsWith(SESSIONS[2])).sort());
       // No index of a warm session is left behind; its statistics stay.
       const p = Number(older[0].split('/')[0]);
-      const left = await redis.keys(`${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
+      const left = await keysMatching(redis, `${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
       expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'st'].includes(s))).toEqual([]);
     }
   });

@@ -5,7 +5,7 @@ import { EventProducer } from '../../services/kafka/producer';
 import { provisionTopicsAndSchemas } from '../../services/kafka/provision';
 import { tiedToParent } from '../../services/stack/parent-death';
 import { createLogger, type Logger } from '../../services/log';
-import { createRedis, scanKeys, type RedisClient as Redis } from '../../services/redis/client';
+import { createRedis, type RedisClient as Redis } from '../../services/redis/client';
 import { nodeArgv } from '../../services/node-args';
 import { repoRoot } from '../../services/stack/paths';
 import { TopicSpec, topicFor, topicName } from '../../schemas/catalog';
@@ -17,6 +17,7 @@ import { waitFor } from './env';
 import { logEndAdmin } from './kafka-count';
 import type { NewsArticle } from '../../ingest/sources/news-simulator';
 import { phase } from './phase-profile';
+import { keysMatching } from './redis-keys';
 
 export interface TestPipeline {
   config: Config;
@@ -107,9 +108,7 @@ export async function openPipeline(config: Config): Promise<TestPipeline> {
  */
 export async function snapshotView(redis: Redis, prefix: string, view: string, version: number): Promise<Record<string, unknown>> {
   const base = `${prefix}:${view}:v${version}:`;
-  const keys: string[] = [];
-  await scanKeys(redis, `${base}*`, async (batch) => void keys.push(...batch));
-  keys.sort();
+  const keys = (await keysMatching(redis, `${base}*`)).sort();
   // Pipelined in batches: one round trip per thousand keys rather than two per key.
   const out: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i += 1000) {
