@@ -1,4 +1,4 @@
-import { CompressionTypes, Kafka, Producer, TopicMessages } from 'kafkajs';
+import { CompressionTypes, Kafka, Producer, ProducerConfig, TopicMessages, Transaction } from 'kafkajs';
 import type { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { TOPICS, TopicSpec, topicFor, topicName } from '../../schemas/catalog';
 import { WireEncoder } from '../../services/kafka/encoding';
@@ -13,6 +13,43 @@ export interface ProgressRecord {
 
 /** Messages per produce call: keeps every partition's record batch well under the broker's 1 MB. */
 const SEND_BATCH = 20_000;
+
+function writerOptions(prefix: string, transactionalId: string): ProducerConfig {
+  return {
+    transactionalId: `${prefix}${transactionalId}`,
+    idempotent: true,
+    maxInFlightRequests: 1,
+    transactionTimeout: 60_000,
+    retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 },
+  };
+}
+
+/**
+ * Starting a transaction registers the writer's transactional id with a new epoch, which settles
+ * what an earlier writer of the id left: a transaction whose commit was sent is completed (also
+ * when the sender saw a time-out), any other is aborted, and that writer can commit nothing more.
+ * Only then is the progress topic final for the id's streams; read before, it could miss a commit
+ * in flight, and the chunk would be written twice.
+ */
+async function fence(producer: Producer): Promise<void> {
+  const tx = await producer.transaction();
+  await tx.abort(); // nothing was added: ends the transaction locally, sends nothing
+}
+
+/** Fences writers of other threads or processes (by transactional id) before their streams' progress is read. */
+export async function fenceWriters(kafka: Kafka, prefix: string, transactionalIds: readonly string[]): Promise<void> {
+  await Promise.all(
+    transactionalIds.map(async (id) => {
+      const producer = kafka.producer(writerOptions(prefix, id));
+      await producer.connect();
+      try {
+        await fence(producer);
+      } finally {
+        await producer.disconnect();
+      }
+    }),
+  );
+}
 
 /**
  * Writes chunks of a stream to Kafka exactly once: each chunk's events and the stream's progress
@@ -32,19 +69,15 @@ export class ChunkWriter {
     private readonly prefix: string,
     transactionalId: string,
   ) {
-    this.producer = kafka.producer({
-      transactionalId: `${prefix}${transactionalId}`,
-      idempotent: true,
-      maxInFlightRequests: 1,
-      transactionTimeout: 60_000,
-      retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 },
-    });
+    this.producer = kafka.producer(writerOptions(prefix, transactionalId));
     this.encoder = new WireEncoder(registry, prefix);
   }
 
+  /** Connects and fences (see fence): read the stream's progress after this, not before. */
   async connect(): Promise<void> {
     await this.encoder.prepare(TOPICS);
     await this.producer.connect();
+    await fence(this.producer);
   }
 
   disconnect(): Promise<void> {
@@ -73,6 +106,17 @@ export class ChunkWriter {
 
   /** Commits events and progress records in one transaction; on any failure nothing is visible. */
   async commit(events: readonly SimEvent[], progress: readonly ProgressRecord[]): Promise<void> {
+    const tx = await this.open(events, progress);
+    try {
+      await tx.commit();
+    } catch (err) {
+      await tx.abort().catch(() => {});
+      throw err;
+    }
+  }
+
+  /** Sends events and progress records in a new transaction and leaves it open for the caller to end. */
+  async open(events: readonly SimEvent[], progress: readonly ProgressRecord[]): Promise<Transaction> {
     const topicMessages = this.messages(events, progress);
     const tx = await this.producer.transaction();
     try {
@@ -96,7 +140,7 @@ export class ChunkWriter {
         }
       }
       await flush();
-      await tx.commit();
+      return tx;
     } catch (err) {
       await tx.abort().catch(() => {});
       throw err;

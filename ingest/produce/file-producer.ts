@@ -29,12 +29,13 @@ export async function importFileOnce(deps: IngestDeps, file: string, onProgress?
     .update(await fs.promises.readFile(file))
     .digest('hex');
   const stream = `file/${hash}`;
-  const committed = await deps.progress.get(stream);
-  const total = Math.max(1, Math.ceil((await countLines(file)) / CHUNK_LINES));
-  const report: ImportReport = { lines: 0, produced: 0, alreadyProduced: committed?.events ?? 0, bad: [] };
+  // The writer fences its predecessors before the progress is read (chunk-writer.ts).
   const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${stream}`);
   await writer.connect();
   try {
+    const committed = await deps.progress.get(stream);
+    const total = Math.max(1, Math.ceil((await countLines(file)) / CHUNK_LINES));
+    const report: ImportReport = { lines: 0, produced: 0, alreadyProduced: committed?.events ?? 0, bad: [] };
     let chunk = 0;
     let events: SimEvent[] = [];
     let streamEvents = committed?.events ?? 0;

@@ -3,8 +3,8 @@ import type { SimEvent } from '../simulator/events';
 import { sessionChunkCount, type SessionGenerator } from '../simulator/session';
 import { shardSymbols, TICK_SHARDS } from './shards';
 import type { ProgressRecord } from './chunk-writer';
-import { ChunkWriter } from './chunk-writer';
-import { IngestDeps, marketFor, Progress, sessionKey, SessionRequest, streamName, tickStream } from './session-producer';
+import { ChunkWriter, fenceWriters } from './chunk-writer';
+import { IngestDeps, liveWriterId, marketFor, Progress, SessionRequest, sessionWriterIds, streamName, tickStream } from './session-producer';
 
 export interface LiveRequest extends Omit<SessionRequest, 'level' | 'ticksLater'> {
   /** 1 = real time; N = N session seconds per wall-clock second */
@@ -36,27 +36,35 @@ export async function produceLive(deps: IngestDeps, req: LiveRequest, onProgress
   ];
   for (let shard = 0; shard < TICK_SHARDS; shard++)
     parts.push({ stream: tickStream(req, shard), gen: market.session(req.date, 'tick', shardSymbols(market, shard)) });
-  const streams = [];
-  await deps.progress.caughtUp();
-  for (const p of parts) {
-    const last = deps.progress.peek(p.stream);
-    streams.push({ ...p, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
-  }
-  const gen = streams[0].gen;
-  let k = Math.min(...streams.map((s) => s.next));
-  const progress: Progress = {
-    done: streams.reduce((a, s) => a + s.next, 0),
-    total: chunks * streams.length,
-    events: streams.reduce((a, s) => a + s.events, 0),
-  };
-  onProgress?.({ ...progress });
-  const realTime = req.speed === 1 && currentSession(now()) === req.date;
-  const wallStart = now();
-  const simStart = k === 0 ? gen.open : gen.chunkEnd(k - 1);
-  const simNow = () => (realTime ? now() : simStart + (now() - wallStart) * req.speed);
-  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-live`);
+  // Every writer of these streams is fenced before the positions are read (chunk-writer.ts); this
+  // one last, so that it is the one left current.
+  const ids = sessionWriterIds(req);
+  await fenceWriters(
+    deps.kafka,
+    deps.topicPrefix,
+    ids.filter((id) => id !== liveWriterId(req)),
+  );
+  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, liveWriterId(req));
   await writer.connect();
   try {
+    const streams = [];
+    await deps.progress.caughtUp();
+    for (const p of parts) {
+      const last = deps.progress.peek(p.stream);
+      streams.push({ ...p, next: (last?.chunk ?? -1) + 1, events: last?.events ?? 0 });
+    }
+    const gen = streams[0].gen;
+    let k = Math.min(...streams.map((s) => s.next));
+    const progress: Progress = {
+      done: streams.reduce((a, s) => a + s.next, 0),
+      total: chunks * streams.length,
+      events: streams.reduce((a, s) => a + s.events, 0),
+    };
+    onProgress?.({ ...progress });
+    const realTime = req.speed === 1 && currentSession(now()) === req.date;
+    const wallStart = now();
+    const simStart = k === 0 ? gen.open : gen.chunkEnd(k - 1);
+    const simNow = () => (realTime ? now() : simStart + (now() - wallStart) * req.speed);
     while (k < chunks) {
       if (signal?.aborted) throw new Error('live session interrupted; a retry resumes it');
       const due = gen.chunkEnd(k);

@@ -38,10 +38,11 @@ export async function publishReference(deps: IngestDeps, nowMs = Date.now()): Pr
   const events = referenceEvents(nowMs);
   const hash = crypto.createHash('sha256').update(JSON.stringify(events)).digest('hex').slice(0, 16);
   const stream = `reference/${hash}`;
-  if ((await deps.progress.lastChunk(stream)) >= 0) return { events: events.length, published: false };
+  // The writer fences its predecessors before the progress is read (chunk-writer.ts).
   const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, 'ingest-reference');
   await writer.connect();
   try {
+    if ((await deps.progress.lastChunk(stream)) >= 0) return { events: events.length, published: false };
     const rec = { stream, chunk: 0, chunks: 1, events: events.length };
     await writer.commit(events, [rec]);
     deps.progress.note(rec);

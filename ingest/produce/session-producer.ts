@@ -9,7 +9,7 @@ import { profileNamed, type ProfileName } from '../simulator/profiles';
 import { sessionChunkCount, SimulatedMarket, type Tier } from '../simulator/session';
 import { TICK_SHARDS } from './shards';
 import type { ShardMessage, ShardTask } from './tick-shard-thread';
-import { ChunkWriter, type ProgressRecord } from './chunk-writer';
+import { ChunkWriter, fenceWriters, type ProgressRecord } from './chunk-writer';
 import { commitChunks, type StreamPosition } from './commit-chunks';
 import { ProgressTracker } from './progress';
 
@@ -79,6 +79,24 @@ export function sessionKey(r: { seed: number; profile: string; date: LocalDate }
   return `sim/${r.seed}/${r.profile}/${r.date}`;
 }
 
+/** The transactional id of a backfill's writer: the daily tier's (shard -1) or a tick shard's. */
+export function backfillWriterId(r: { seed: number; profile: string; date: LocalDate }, shard: number): string {
+  return shard < 0 ? `ingest-${sessionKey(r)}-daily` : `ingest-${sessionKey(r)}-tick-${shard}`;
+}
+
+/** The transactional id of a live session's one writer (it writes the backfill's streams). */
+export function liveWriterId(r: { seed: number; profile: string; date: LocalDate }): string {
+  return `ingest-${sessionKey(r)}-live`;
+}
+
+/**
+ * Every writer of a session's streams, backfill's and live's alike: a producer fences them all
+ * before reading positions, so two jobs of one session can fail each other but never both commit.
+ */
+export function sessionWriterIds(r: { seed: number; profile: string; date: LocalDate }): string[] {
+  return [backfillWriterId(r, -1), ...Array.from({ length: TICK_SHARDS }, (_, shard) => backfillWriterId(r, shard)), liveWriterId(r)];
+}
+
 /** Threads producing tick shards in parallel (a worker process uses at most this many). */
 // One per shard by default: a thread spends part of its time waiting for the broker, so even on
 // two cores four threads beat two (measured on the full profile with bench:ingest).
@@ -96,6 +114,9 @@ export async function produceSession(deps: IngestDeps, req: SessionRequest, onPr
   if (req.level === 'tick') for (let shard = 0; shard < TICK_SHARDS; shard++) streams.push({ stream: tickStream(req, shard), shard });
   const progress: Progress & { tickDone: number } = { done: 0, total: chunks * streams.length, events: 0, tickDone: 0 };
   const pending: { stream: string; shard: number; start: number; events: number }[] = [];
+  // Fenced first, so that no earlier writer of these streams (a killed run, a job handed on after
+  // its lock expired, a commit that timed out) commits after the positions are read.
+  await fenceWriters(deps.kafka, deps.topicPrefix, sessionWriterIds(req));
   await deps.progress.caughtUp(); // once: then every stream's progress is known
   for (const s of streams) {
     const last = deps.progress.peek(s.stream);
@@ -136,7 +157,7 @@ async function produceDaily(
   signal?: AbortSignal,
 ): Promise<void> {
   const gen = marketFor(req.seed, req.profile).session(req.date, 'daily', undefined, { withTicks: withTicks(req) });
-  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, `ingest-${sessionKey(req)}-daily`);
+  const writer = new ChunkWriter(deps.kafka, deps.registry, deps.topicPrefix, backfillWriterId(req, -1));
   await writer.connect();
   try {
     await commitChunks(writer, gen, pos, committed, signal);

@@ -3,7 +3,7 @@ import type { Config } from '../../services/config';
 import { createKafka, createRegistry } from '../../services/kafka/clients';
 import { ChunkWriter, type ProgressRecord } from './chunk-writer';
 import { commitChunks, type StreamPosition } from './commit-chunks';
-import { marketFor, sessionKey, type SessionRequest } from './session-producer';
+import { backfillWriterId, marketFor, type SessionRequest } from './session-producer';
 import { shardSymbols } from './shards';
 
 /**
@@ -24,7 +24,7 @@ async function run(task: ShardTask): Promise<void> {
   const kafka = createKafka(task.config, `mdq-ingest-shard-${task.shard}`);
   const market = marketFor(task.req.seed, task.req.profile);
   const gen = market.session(task.req.date, 'tick', shardSymbols(market, task.shard));
-  const writer = new ChunkWriter(kafka, createRegistry(task.config), task.config.topicPrefix, `ingest-${sessionKey(task.req)}-tick-${task.shard}`);
+  const writer = new ChunkWriter(kafka, createRegistry(task.config), task.config.topicPrefix, backfillWriterId(task.req, task.shard));
   await writer.connect();
   try {
     await commitChunks(writer, gen, task, (record, chunks, events) => post({ kind: 'commit', chunks, events, record }));
