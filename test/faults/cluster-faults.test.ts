@@ -169,15 +169,16 @@ it('a Kafka broker paused 20 s in a multi-topic transactional backfill (its lead
   const optionPrints = topicName(topicFor('option-print')!, cfg.topicPrefix);
   const admin = logEndAdmin(kafka);
   await admin.connect();
-  const workers: ReturnType<typeof spawnTs>[] = [];
+  // Ended however the test ends: a backfill left waiting for its jobs would keep jest alive.
+  const children: ReturnType<typeof spawnTs>[] = [];
   const leaders = async () => (await admin.fetchTopicMetadata({ topics: [optionPrints] })).topics[0].partitions.map((p) => p.leader);
   const written = async () => (await admin.fetchTopicOffsets(optionPrints)).reduce((n, p) => n + Number(p.high), 0);
   try {
     const dates = ['2026-11-16', '2026-11-17', '2026-11-18'];
     const started = Date.now();
     const worker = spawnTs('ingest/worker.ts', [], configEnv(cfg));
-    workers.push(worker);
     const backfill = spawnTs('ingest/cli.ts', ['backfill', '--from', dates[0], '--to', dates[2], '--level', 'tick', '--profile', 'dev', '--seed', '42'], configEnv(cfg));
+    children.push(worker, backfill);
     const exited = new Promise<number | null>((r) => backfill.once('exit', r));
     await waitFor('the backfill to commit option prints', async () => (await written()) > 0, 300_000, 200);
     // The broker leading the most option-print partitions.
@@ -231,7 +232,7 @@ it('a Kafka broker paused 20 s in a multi-topic transactional backfill (its lead
       backfillMs: Date.now() - started,
     };
   } finally {
-    for (const w of workers.splice(0)) w.kill('SIGTERM');
+    for (const c of children.splice(0)) c.kill('SIGTERM');
     await admin.disconnect();
   }
 }, 900_000);
