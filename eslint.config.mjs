@@ -38,9 +38,19 @@ export default tseslint.config(
     languageOptions: {
       sourceType: 'module',
       globals: Object.fromEntries(
-        ['window', 'document', 'fetch', 'sessionStorage', 'setTimeout', 'setInterval', 'clearInterval', 'AbortController', 'TextDecoderStream', 'console'].map(
-          (g) => [g, 'readonly'],
-        ),
+        [
+          'window',
+          'document',
+          'fetch',
+          'sessionStorage',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+          'AbortController',
+          'TextDecoderStream',
+          'console',
+        ].map((g) => [g, 'readonly']),
       ),
     },
   },

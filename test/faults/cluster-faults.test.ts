@@ -177,7 +177,11 @@ it('a Kafka broker paused 20 s in a multi-topic transactional backfill (its lead
     const dates = ['2026-11-16', '2026-11-17', '2026-11-18'];
     const started = Date.now();
     const worker = spawnTs('ingest/worker.ts', [], configEnv(cfg));
-    const backfill = spawnTs('ingest/cli.ts', ['backfill', '--from', dates[0], '--to', dates[2], '--level', 'tick', '--profile', 'dev', '--seed', '42'], configEnv(cfg));
+    const backfill = spawnTs(
+      'ingest/cli.ts',
+      ['backfill', '--from', dates[0], '--to', dates[2], '--level', 'tick', '--profile', 'dev', '--seed', '42'],
+      configEnv(cfg),
+    );
     children.push(worker, backfill);
     const exited = new Promise<number | null>((r) => backfill.once('exit', r));
     await waitFor('the backfill to commit option prints', async () => (await written()) > 0, 300_000, 200);
@@ -217,7 +221,13 @@ it('a Kafka broker paused 20 s in a multi-topic transactional backfill (its lead
     expect({ code, output: code === 0 ? '' : backfill.output() }).toEqual({ code: 0, output: '' });
     const counts = await readCommitted(kafka, topics);
     const market = new SimulatedMarket(42, PROFILES.dev);
-    expect(counts).toEqual(generatedCounts(market, cfg.topicPrefix, dates.map((d): [string, SessionPart[]] => [d, ['daily without sample', 'tick']])));
+    expect(counts).toEqual(
+      generatedCounts(
+        market,
+        cfg.topicPrefix,
+        dates.map((d): [string, SessionPart[]] => [d, ['daily without sample', 'tick']]),
+      ),
+    );
     // The fault landed inside the backfill, and took leadership away from the paused broker.
     expect(runningAtResume).toBe(true);
     expect(moved).toBeGreaterThan(0);

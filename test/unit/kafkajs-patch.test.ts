@@ -316,7 +316,11 @@ function sendMessagesStandIn(firstFailure: Error) {
   let failNext = true;
   const broker = (node: number) => ({
     nodeId: node,
-    produce: async ({ topicData }: { topicData: { topic: string; partitions: { partition: string; firstSequence: number; messages: { value: string }[] }[] }[] }) => {
+    produce: async ({
+      topicData,
+    }: {
+      topicData: { topic: string; partitions: { partition: string; firstSequence: number; messages: { value: string }[] }[] }[];
+    }) => {
       const partitions = topicData[0].partitions;
       for (const p of partitions) sent.push({ node, partition: String(p.partition), firstSequence: p.firstSequence });
       // Broker 2's first request fails before it is written.
@@ -332,7 +336,9 @@ function sendMessagesStandIn(firstFailure: Error) {
         logs.set(key, [...(logs.get(key) ?? []), ...p.messages.map((m) => m.value)]);
         expected.set(key, next + p.messages.length);
       }
-      return { topics: [{ topicName: topicData[0].topic, partitions: partitions.map((p) => ({ partition: Number(p.partition), errorCode: 0, baseOffset: '0' })) }] };
+      return {
+        topics: [{ topicName: topicData[0].topic, partitions: partitions.map((p) => ({ partition: Number(p.partition), errorCode: 0, baseOffset: '0' })) }],
+      };
     },
   });
   // Partitions 0 and 1 on broker 1, 2 on broker 2; after the failure 0 moves to 2 and 2 to 1.
