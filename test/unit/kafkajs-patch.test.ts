@@ -306,7 +306,7 @@ describe('kafkajs patches', () => {
  * expected one is acknowledged again, not appended), and leaders that move when metadata is
  * refreshed after a failure.
  */
-function sendMessagesStandIn(firstFailure: Error) {
+function sendMessagesStandIn(firstFailure: Error, lookupFailure?: Error, node1DelayMs = 0) {
   const sendMessages = require('kafkajs/src/producer/sendMessages');
   const createRetry = require('kafkajs/src/retry');
   const { createLogger, LEVELS } = require('kafkajs/src/loggers');
@@ -322,6 +322,7 @@ function sendMessagesStandIn(firstFailure: Error) {
       topicData: { topic: string; partitions: { partition: string; firstSequence: number; messages: { value: string }[] }[] }[];
     }) => {
       const partitions = topicData[0].partitions;
+      if (node === 1 && node1DelayMs) await new Promise((r) => setTimeout(r, node1DelayMs));
       for (const p of partitions) sent.push({ node, partition: String(p.partition), firstSequence: p.firstSequence });
       // Broker 2's first request fails before it is written.
       if (node === 2 && failNext) {
@@ -363,6 +364,11 @@ function sendMessagesStandIn(firstFailure: Error) {
       return out;
     },
     findBroker: async ({ nodeId }: { nodeId: string }) => {
+      if (lookupFailure && Number(nodeId) === 2) {
+        const err = lookupFailure;
+        lookupFailure = undefined;
+        throw err;
+      }
       const key = `${generation}/${nodeId}`;
       if (!brokers.has(key)) brokers.set(key, broker(Number(nodeId)));
       return brokers.get(key)!;
@@ -386,7 +392,7 @@ function sendMessagesStandIn(firstFailure: Error) {
     retrier: createRetry({ retries: 3, initialRetryTime: 1 }),
   });
   const messages = [0, 1, 2].flatMap((p) => [0, 1, 2].map((i) => ({ key: String(p), value: `${p}-${i}` })));
-  return { logs, sent, send: () => send({ acks: -1, timeout: 1000, topicMessages: [{ topic: 't', messages }] }) };
+  return { logs, sent, brokerObjects: () => brokers.size, send: () => send({ acks: -1, timeout: 1000, topicMessages: [{ topic: 't', messages }] }) };
 }
 
 describe('kafkajs patches: produce retries', () => {
@@ -409,4 +415,15 @@ describe('kafkajs patches: produce retries', () => {
     ]);
     expect(answer.map((a: { partition: number }) => a.partition).sort()).toEqual([0, 1, 2]);
   });
+});
+
+it('kafkajs patches: a broker lookup that fails starts no request of that attempt; every partition written once', async () => {
+  const { createErrorFromCode } = require('kafkajs/src/protocol/error');
+  const { KafkaJSBrokerNotFound } = require('kafkajs/src/errors');
+  const { logs, sent, send } = sendMessagesStandIn(createErrorFromCode(6), new KafkaJSBrokerNotFound('not found'), 50);
+  await send();
+  for (const p of ['0', '1', '2']) expect(logs.get(p)).toEqual([0, 1, 2].map((i) => `${p}-${i}`));
+  // Nothing went to broker 1 in the attempt whose lookup of broker 2 failed: its first request
+  // carries partitions 0 and 1 at sequence 0, once.
+  expect(sent.filter((s) => s.node === 1 && s.partition === '0')).toEqual([{ node: 1, partition: '0', firstSequence: 0 }]);
 });
