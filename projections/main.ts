@@ -1,5 +1,5 @@
 import path from 'path';
-import { loadConfig, portVar, positiveIntVar } from '../services/config';
+import { loadConfig, numberVar, portVar, positiveIntVar } from '../services/config';
 import { createLogger } from '../services/log';
 import { processRegistry } from '../services/metrics/registry';
 import { serveMetrics } from '../services/metrics/serve';
@@ -7,7 +7,7 @@ import { startThreads } from '../services/threads/pool';
 import { PROJECTOR_YOUNG_GENERATION_MB } from '../services/node-args';
 import { createProjectors, type ProjectorSettings } from './projectors';
 import { PROJECTIONS, projectionByView } from './registry';
-import { DEFAULT_CHUNK_ROWS, DEFAULT_PARTITIONS_CONCURRENTLY } from './runtime/runner';
+import { DEFAULT_CHUNK_ROWS, DEFAULT_PARTITIONS_CONCURRENTLY, DEFAULT_SESSION_TIMEOUT_MS } from './runtime/runner';
 import type { ProjectorThreadTask } from './thread';
 import { onStopSignal } from '../services/stop-signal';
 
@@ -23,6 +23,9 @@ import { onStopSignal } from '../services/stop-signal';
  *                              use several cores; a rebuild always runs in one thread
  *   MDQ_PROJECTOR_CHUNK        messages per atomic apply (default DEFAULT_CHUNK_ROWS)
  *   MDQ_PROJECTOR_CONCURRENCY  batches handed to the partition lanes at once
+ *   MDQ_PROJECTOR_SESSION_TIMEOUT_MS
+ *                              consumer group session timeout (default 30000; at least 6000, the
+ *                              broker's minimum): how soon a killed projector's partitions move on
  *   METRICS_PORT               serve Prometheus /metrics on this port (all threads summed):
  *                              applied offsets and lag per view, version, topic and partition,
  *                              plus process metrics
@@ -38,6 +41,13 @@ async function main(): Promise<void> {
   const settings: ProjectorSettings = {
     partitionsConcurrently: positiveIntVar('MDQ_PROJECTOR_CONCURRENCY', DEFAULT_PARTITIONS_CONCURRENTLY, process.env, 64),
     chunkSize: positiveIntVar('MDQ_PROJECTOR_CHUNK', DEFAULT_CHUNK_ROWS, process.env, 20_000),
+    sessionTimeoutMs: numberVar(
+      'MDQ_PROJECTOR_SESSION_TIMEOUT_MS',
+      DEFAULT_SESSION_TIMEOUT_MS,
+      'an integer of at least 6000',
+      (v) => Number.isInteger(v) && v >= 6_000,
+      process.env,
+    ),
   };
   const threads = positiveIntVar('MDQ_PROJECTOR_THREADS', 1, process.env, 16);
   const metricsPort = process.env.METRICS_PORT ? portVar('METRICS_PORT', 0) : null;

@@ -10,6 +10,8 @@ export interface ProjectorSettings {
   chunkSize: number;
   /** See RunnerOptions.partitionsConcurrently. */
   partitionsConcurrently: number;
+  /** See RunnerOptions.sessionTimeoutMs. */
+  sessionTimeoutMs: number;
 }
 
 /**

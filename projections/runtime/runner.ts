@@ -31,7 +31,15 @@ export interface RunnerOptions {
   partitionsConcurrently?: number;
   /** Where applied offsets and lag are reported; the process registry's by default. */
   metrics?: ProjectorMetrics;
+  /**
+   * The consumer group's session timeout (DEFAULT_SESSION_TIMEOUT_MS when absent): how long a
+   * member that stopped heartbeating (a killed process) holds its partitions before the group
+   * hands them on.
+   */
+  sessionTimeoutMs?: number;
 }
+
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 
 /**
  * Measured on the order-flow replay (2 cores): serial partitions left the projector's main thread
@@ -127,8 +135,9 @@ export class ProjectionRunner {
     const { kafka, projection, version, topicPrefix } = this.o;
     const consumer = kafka.consumer({
       groupId: groupId(topicPrefix, this.o.keyPrefix, projection.view, version),
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      sessionTimeout: this.o.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+      // Kafka's rule of thumb: a third of the session timeout at most.
+      heartbeatInterval: Math.min(3_000, Math.floor((this.o.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3)),
       maxBytesPerPartition: 2 * 1024 * 1024,
       // A fetch of partitions with nothing new is held by the broker this long, and kafkajs sends
       // no other fetch meanwhile: with the default 5 s, partitions resumed after the lead topic

@@ -20,6 +20,8 @@ export interface ViewProjectorDeps {
   chunkSize?: number;
   /** See RunnerOptions.partitionsConcurrently. */
   partitionsConcurrently?: number;
+  /** See RunnerOptions.sessionTimeoutMs. */
+  sessionTimeoutMs?: number;
   /**
    * How long a replaced version is kept after a rebuild flips the pointer (default 5 s: longer
    * than the API's pointer cache, so reads in flight finish). Tests that read no old version set
@@ -53,6 +55,7 @@ export class ViewProjector {
       log: d.log.child({ view: d.projection.view, version }),
       chunkSize: d.chunkSize,
       partitionsConcurrently: d.partitionsConcurrently,
+      sessionTimeoutMs: d.sessionTimeoutMs,
     });
   }
 

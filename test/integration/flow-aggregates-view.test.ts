@@ -63,7 +63,8 @@ it('a rebuild replays into a new version that is key for key the old one, then s
 
 it('a projector killed with SIGKILL mid-stream and restarted ends equal, key for key, to a clean build', async () => {
   const prefix = `${config.keyPrefix}-kill`;
-  const env = { ...configEnv({ ...config, keyPrefix: prefix }), MDQ_PROJECTOR_CHUNK: '25' };
+  // The broker's shortest session: the killed member's partitions move on in 6 s, not 30.
+  const env = { ...configEnv({ ...config, keyPrefix: prefix }), MDQ_PROJECTOR_CHUNK: '25', MDQ_PROJECTOR_SESSION_TIMEOUT_MS: '6000' };
   const topic = topicName(PRINTS_SPEC, config.topicPrefix);
   const applied = () => appliedCount(pipe.redis, prefix, FLOW_AGGREGATES_VIEW, 1, topic);
   const first = spawnTs('projections/main.ts', [FLOW_AGGREGATES_VIEW], env);
@@ -89,7 +90,8 @@ it('with older sessions warm, a projector killed mid-stream and restarted ends, 
   const prefix = `${config.keyPrefix}-kill-warm`;
   // One hot session; a session moves once 1,000 offsets quiet (at least every chunk size used here).
   const tiers = { MDQ_HOT_SESSIONS: '1', MDQ_WARM_QUIET_MESSAGES: '1000' };
-  const env = { ...configEnv({ ...config, keyPrefix: prefix }), ...tiers, MDQ_PROJECTOR_CHUNK: '25' };
+  // Chunks of 100: small enough for the kill to land mid-stream, four times fewer transactions than 25.
+  const env = { ...configEnv({ ...config, keyPrefix: prefix }), ...tiers, MDQ_PROJECTOR_CHUNK: '100', MDQ_PROJECTOR_SESSION_TIMEOUT_MS: '6000' };
   const topic = topicName(PRINTS_SPEC, config.topicPrefix);
   const applied = () => appliedCount(pipe.redis, prefix, FLOW_AGGREGATES_VIEW, 1, topic);
   const first = spawnTs('projections/main.ts', [FLOW_AGGREGATES_VIEW], env);

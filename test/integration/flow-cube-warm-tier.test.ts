@@ -236,7 +236,7 @@ describe('a move back to the hot tier', () => {
 describe('the tiers a replay ends with', () => {
   it('depend on the prints only, not on how they were cut into chunks (quiet offsets at least the chunk size)', async () => {
     // Enough prints per partition and session for sessions to fall quiet during the replay.
-    const many = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 900, seed: 32, tickers: ['SPY', 'AAPL', 'TSLA'] });
+    const many = orderFlowFixture({ sessions: SESSIONS, printsPerSession: 450, seed: 32, tickers: ['SPY', 'AAPL', 'TSLA'] });
     const snapshots = [];
     for (const [i, chunk] of [40, 97, 1].entries()) {
       const prefix = `${config.keyPrefix}:chunks${i}`;

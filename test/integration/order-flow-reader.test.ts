@@ -203,7 +203,11 @@ describe('paging: every plan equals brute force', () => {
           const expected = keysOf(brute(prints, c, field, descending));
           for (const size of [1, 7, 50]) {
             for (const force of [undefined, 'index', 'candidates'] as const) {
-              if (size === 1 && force === undefined) continue; // auto is one of the other two
+              // Auto is one of the other two. Walks of size 1 (a resume at every row, ties included)
+              // are most of this file's time: plan B's only under SIZE (the most ties), as it sorts
+              // its candidates in memory and resumes by the same key comparison under every sort,
+              // which the pages of 7 walk for each.
+              if (size === 1 && (force === undefined || (force === 'candidates' && field !== 'SIZE'))) continue;
               const w = await walk(query(ORDER_FLOW_PRINTS_VIEW, c, field, descending, size), { force });
               expect({ field, descending, size, force, rows: keysOf(w.rows) }).toEqual({ field, descending, size, force, rows: expected });
               for (const p of w.plans) plansSeen.add(p);
