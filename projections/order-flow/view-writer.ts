@@ -18,7 +18,7 @@ import {
   type OrderFlowKeys,
   type OrderFlowRow,
 } from '../../services/views/order-flow';
-import { feedAppend } from '../../services/views/feed';
+import { FeedGate, feedAppend } from '../../services/views/feed';
 import type { RedisOp } from '../runtime/atomic-apply';
 import { feedTrimOf } from '../runtime/feed';
 import type { Projection, SourceEvent } from '../runtime/projection';
@@ -206,6 +206,7 @@ async function projectRows<E extends OrderFlowCommon>(
     statKeys.push(s.stats, ...new Set(es.map((e) => s.tickerStats(e.ticker))));
   }
   for (const key of statKeys) pipe.hmget(key, ...STAT_FIELDS);
+  pipe.zrange(k.sessions, -1, -1); // the newest session before the chunk, for the feed (FeedGate)
   const res = (await pipe.exec())!;
   const oi = openInterest.read(res);
   const w = new ChunkWriter(k);
@@ -231,13 +232,15 @@ async function projectRows<E extends OrderFlowCommon>(
     if (err) throw err;
     storedCounters.set(key, vals);
   }
-  return [...w.finish(storedCounters), ...feedOps(spec, events, keys, oi, encodedOf)];
+  const [err, newest] = res[i++] as [Error | null, string[]];
+  if (err) throw err;
+  return [...w.finish(storedCounters), ...feedOps(spec, events, keys, oi, encodedOf, new FeedGate(newest[0] ?? ''))];
 }
 
 /**
- * Every version of every row of the chunk, in offset order, for the push streams' feed
- * (services/views/feed.ts): earlier versions of a row within the chunk are entries too, so the
- * feed does not depend on how events were cut into chunks. A version's open interest is the one
+ * Every version of every live row of the chunk (FeedGate), in offset order, for the push streams'
+ * feed (services/views/feed.ts): earlier versions of a row within the chunk are entries too, so
+ * the feed does not depend on how events were cut into chunks. A version's open interest is the one
  * its chunk saw (a later correction re-derives the stored row, not the feed).
  */
 function feedOps<E extends OrderFlowCommon>(
@@ -246,12 +249,13 @@ function feedOps<E extends OrderFlowCommon>(
   keys: PartitionKeys,
   oi: Map<string, number>,
   encodedOf: Map<E, Buffer>,
+  gate: FeedGate,
 ): RedisOp[] {
   const ops: RedisOp[] = [];
   for (const ev of events) {
     if (ev.value === null) continue;
     const e = ev.value as unknown as E;
-    if (spec.admits && !spec.admits(e)) continue;
+    if ((spec.admits && !spec.admits(e)) || !gate.admits(e.sessionDate)) continue;
     const encoded = encodedOf.get(e) ?? encodeRow(spec.toRow(e, oi.get(`${e.sessionDate}|${e.osi}`) ?? 0));
     ops.push(feedAppend(keys, ev.offset, e.sessionDate, e.rowKey, encoded));
   }

@@ -10,8 +10,9 @@ import type { TableWrite } from './table';
  *
  *   <prefix>:<view>:v<N>:{pNN}:feed   stream  entry id `<offset>-1`, fields s (segment), k (rowKey), r (stored row)
  *
- * One entry per event that is a row of the view (an event left out of the view has none), so a
- * feed entry is exactly a row write. A feed keeps the newest `feedRetention()` offsets of its
+ * One entry per event that is a row of the view (an event left out of the view has none) and is
+ * live (FeedGate: history arriving after a newer session is left to the REST endpoints), so a
+ * feed entry is exactly a live row write. A feed keeps the newest `feedRetention()` offsets of its
  * partition; a position older than that resumes from the oldest entry kept (the stream says so).
  */
 
@@ -39,6 +40,32 @@ export function feedEntryId(offset: number): string {
 /** The Kafka offset of a stream entry id. */
 export function offsetOfEntry(id: string): number {
   return Number(id.slice(0, id.indexOf('-')));
+}
+
+/**
+ * Which rows a partition's feed takes. A push stream carries the live tape: a row of a segment
+ * (session) older than the newest one the partition already holds is history arriving late (the
+ * older sessions of a backfill, a late print) and is not appended; the REST endpoints serve it.
+ * Without this a backfill of 30 sessions filled every feed to its retention with history (at the
+ * `dev` scale, 50,000 offsets are weeks of a partition's rows, ~460 B each). The rule follows the
+ * offsets from what the partition held before the chunk (its `s` zset), so a replay, however
+ * chunked, appends the same entries. A view not split by session (segment '') takes every row.
+ */
+export class FeedGate {
+  constructor(private newest: string) {}
+
+  /** Whether a row of `segment`, next in offset order, goes to the feed (a newer segment becomes the newest). */
+  admits(segment: string): boolean {
+    if (segment < this.newest) return false;
+    this.newest = segment;
+    return true;
+  }
+}
+
+/** The newest segment of a partition before a chunk: the last member of its `s` zset ('' when it has none). */
+export async function feedGate(redis: { zrange(key: string, start: number, stop: number): Promise<string[]> }, k: PartitionKeys): Promise<FeedGate> {
+  const [newest] = await redis.zrange(k.key('s'), -1, -1);
+  return new FeedGate(newest ?? '');
 }
 
 /** The write that appends a row to its partition's feed. */
