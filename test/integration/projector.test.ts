@@ -299,15 +299,17 @@ describe('a projector killed with SIGKILL mid-stream', () => {
     const cfg = testConfig('kill');
     const p = await openPipeline(cfg);
     try {
-      const articles = syntheticArticles(16_000);
+      const articles = syntheticArticles(20_000);
       for (let i = 0; i < articles.length; i += 5_000) await p.producer.send(p.newsSpec, articles.slice(i, i + 5_000) as never);
 
       // The broker's shortest session: the killed member's partitions move on in 6 s, not 30.
       const env = { ...configEnv(cfg), MDQ_PROJECTOR_SESSION_TIMEOUT_MS: '6000' };
-      const first = spawnTs('projections/main.ts', [], env);
+      // Chunks of 100 (about 17 a partition), so the kill lands mid-stream: with the default 3,000 a
+      // partition's whole share is one chunk, and the view can go from a quarter to all between polls.
+      const first = spawnTs('projections/main.ts', [], { ...env, MDQ_PROJECTOR_CHUNK: '100' });
       // Kill once a good part, but not all, of the stream is applied.
       const appliedSum = () => appliedMessages(p, cfg.keyPrefix);
-      await waitFor('projector to apply part of the stream', async () => (await appliedSum()) >= 4_000, 60_000, 20);
+      await waitFor('projector to apply part of the stream', async () => (await appliedSum()) >= 3_000, 60_000, 20);
       first.kill('SIGKILL');
       await new Promise((r) => first.once('exit', r));
       const atKill = await appliedSum();
