@@ -133,11 +133,12 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     const { kafka, projection, version, topicPrefix } = this.o;
+    const sessionTimeout = this.o.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
     const consumer = kafka.consumer({
       groupId: groupId(topicPrefix, this.o.keyPrefix, projection.view, version),
-      sessionTimeout: this.o.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
+      sessionTimeout,
       // Kafka's rule of thumb: a third of the session timeout at most.
-      heartbeatInterval: Math.min(3_000, Math.floor((this.o.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS) / 3)),
+      heartbeatInterval: Math.min(3_000, Math.floor(sessionTimeout / 3)),
       maxBytesPerPartition: 2 * 1024 * 1024,
       // A fetch of partitions with nothing new is held by the broker this long, and kafkajs sends
       // no other fetch meanwhile: with the default 5 s, partitions resumed after the lead topic

@@ -1,5 +1,6 @@
 import type { PartitionKeys } from './keys';
-import type { TableWrite } from './table';
+import type { RedisClient } from '../redis/client';
+import { TableKeys, type TableWrite } from './table';
 
 /**
  * The feed of a tape view: per partition, a Redis stream of the rows the projector wrote, in the
@@ -62,9 +63,9 @@ export class FeedGate {
   }
 }
 
-/** The newest segment of a partition before a chunk: the last member of its `s` zset ('' when it has none). */
-export async function feedGate(redis: { zrange(key: string, start: number, stop: number): Promise<string[]> }, k: PartitionKeys): Promise<FeedGate> {
-  const [newest] = await redis.zrange(k.key('s'), -1, -1);
+/** The newest segment of a partition before a chunk: the last member of its segments zset ('' when it has none). */
+export async function feedGate(redis: RedisClient, k: PartitionKeys): Promise<FeedGate> {
+  const [newest] = await redis.zrange(new TableKeys(k).segments, -1, -1);
   return new FeedGate(newest ?? '');
 }
 
