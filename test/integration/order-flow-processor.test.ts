@@ -282,9 +282,15 @@ describe('order-flow processor', () => {
       const metricsPort = await freePort();
       const proc = spawnTs(MAIN, [], { ...s.env, METRICS_PORT: String(metricsPort) });
       await waitComplete(s);
-      // Prometheus: every print counted once, no lag left.
-      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-      const processed = [...metrics.matchAll(/^mdq_processor_processed_messages_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+      // Prometheus: every print counted once, no lag left. The counter moves after the Kafka
+      // commit and the state write, so the group's offsets can be seen first: poll for it.
+      const scrape = async () => {
+        const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        const processed = [...text.matchAll(/^mdq_processor_processed_messages_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+        return { text, processed };
+      };
+      await waitFor('the processed counter to reach every print', async () => (await scrape()).processed >= s.expected.count, 10_000, 50);
+      const { text: metrics, processed } = await scrape();
       expect(processed).toBe(s.expected.count);
       expect(metrics).toMatch(/^mdq_processor_lag_messages\{/m);
       for (const m of metrics.matchAll(/^mdq_processor_lag_messages\{[^}]*\} (\d+)/gm)) expect(Number(m[1])).toBeLessThanOrEqual(1); // at most a trailing commit marker
