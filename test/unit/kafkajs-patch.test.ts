@@ -109,6 +109,55 @@ describe('kafkajs patches', () => {
     }
   });
 
+  it('decoded offsets and timestamps: added as Numbers where exact, by the Long path beyond', () => {
+    const TimestampTypes = require('kafkajs/src/protocol/timestampTypes');
+    const Batch = require('kafkajs/src/consumer/batch');
+    const bases = ['0', '1795200000000', '-1', String(2 ** 53 - 5), String(2n ** 53n + 11n), '9223372036854775000', '-9223372036854775000'];
+    const deltas = [0, 1, -1, 127, 128, -129, 2 ** 31 - 1, -(2 ** 31), 2 ** 45, -(2 ** 45), 2 ** 48 + 3, 2 ** 53 - 1, -(2 ** 53 - 1)];
+    for (const base of bases) {
+      for (const delta of deltas) {
+        const offsetDelta = Math.abs(delta) < 2 ** 31 ? delta : 7;
+        const bytes = Record({ offsetDelta, timestampDelta: delta, key: null, value: Buffer.from('v') }).buffer as Buffer;
+        const d = new Decoder(bytes);
+        d.readVarInt();
+        const context = { firstOffset: base, firstTimestamp: base, magicByte: 2 };
+        const r = RecordDecoder(d, context);
+        expect({ base, delta, offset: r.offset, timestamp: r.timestamp }).toEqual({
+          base,
+          delta,
+          offset: String(BigInt(base) + BigInt(offsetDelta)),
+          timestamp: String(BigInt(base) + BigInt(delta)),
+        });
+        expect(r.value.toString()).toBe('v');
+        expect(Object.keys(r.batchContext)).toEqual(['firstOffset', 'firstTimestamp', 'magicByte']); // nothing visible added
+      }
+    }
+    // A varlong too long for a Number is left to readVarLong, with nothing consumed.
+    for (const v of [0, -1, 2 ** 48 - 1, -(2 ** 48), 2 ** 48, 2 ** 53 - 1, -(2 ** 53 - 1)]) {
+      const bytes = new Encoder().writeVarLong(v).buffer as Buffer;
+      const d = new Decoder(bytes);
+      const n = d.readVarLongNumber();
+      if (bytes.length <= 7) expect({ v, n, read: d.offset }).toEqual({ v, n: v, read: bytes.length });
+      else expect({ v, n, read: d.offset }).toEqual({ v, n: null, read: 0 });
+    }
+    // Log-append time: the batch's max timestamp, the delta still read past.
+    const bytes = Record({ offsetDelta: 3, timestampDelta: 99, key: null, value: null }).buffer as Buffer;
+    const d = new Decoder(bytes);
+    d.readVarInt();
+    const r = RecordDecoder(d, { firstOffset: '10', firstTimestamp: '5', maxTimestamp: '1795200000123', timestampType: TimestampTypes.LOG_APPEND_TIME });
+    expect([r.offset, r.timestamp]).toEqual(['13', '1795200000123']);
+    // The consumer's batch keeps the messages at or after the fetched offset, beyond 2^53 too.
+    for (const [fetched, offsets, kept] of [
+      ['5', ['3', '4', '5', '6'], ['5', '6']],
+      [String(2n ** 53n + 1n), [String(2n ** 53n), String(2n ** 53n + 1n), String(2n ** 53n + 2n)], [String(2n ** 53n + 1n), String(2n ** 53n + 2n)]],
+      ['9223372036854775806', ['9223372036854775805', '9223372036854775806'], ['9223372036854775806']],
+    ] as const) {
+      const messages = offsets.map((offset) => ({ offset, key: null, value: null, batchContext: {}, isControlRecord: false }));
+      const batch = new Batch('t', fetched, { partition: 0, highWatermark: '0', messages });
+      expect(batch.messages.map((m: { offset: string }) => m.offset)).toEqual(kept);
+    }
+  });
+
   /** A produce request as upstream kafkajs 2.2.4 composes it: Record, RecordBatch, then one encoder per level. */
   async function referenceProduce(r: ProduceArgs): Promise<Buffer> {
     const topics = [];
