@@ -8,9 +8,9 @@ import type { Logger } from '../../services/log';
 import { sleep } from '../../services/stack/process';
 import { ProjectorMetrics } from '../../services/metrics/projector';
 import { applyAtomically, readAppliedOffset, readAppliedOffsets, readConsumedOffset, recordSeenOffset } from './atomic-apply';
+import { LeadGate } from './lead-gate';
 import { PartitionLane } from './partition-lane';
 import type { Projection, SourceEvent } from './projection';
-import { caughtUp, type PartitionLag } from './versions';
 import { errorSummary } from '../../services/redis/errors';
 
 export interface RunnerOptions {
@@ -63,8 +63,11 @@ export const LANE_DEPTH = 1;
  * that long. MDQ_PROJECTOR_CHUNK sets it per process.
  */
 export const DEFAULT_CHUNK_ROWS = 3_000;
-/** Longest the other topics wait for the lead topic (Projection.lead) before they are consumed anyway. */
+/** Longest the other topics wait for a lead topic (Projection.lead) that does not move before they are consumed anyway. */
 export const LEAD_WAIT_MS = 60_000;
+/** How often the lead topic's progress is read while others wait for it, and while none does. */
+const LEAD_POLL_MS = 100;
+const LEAD_POLL_IDLE_MS = 1_000;
 /** Waits before applying a batch again after an error, by attempt (the last one repeats). */
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 
@@ -112,7 +115,7 @@ export class ProjectionRunner {
   readonly topics: string[];
   /** Projection.lead's topic name, if any. */
   private readonly leadTopic: string | null;
-  /** Bumped by each group join: a leadFirst wait of an earlier join no longer resumes anything. */
+  /** Bumped by each group join: followLead of an earlier join no longer pauses or resumes anything. */
   private joins = 0;
 
   constructor(private readonly o: RunnerOptions) {
@@ -158,13 +161,13 @@ export class ProjectionRunner {
       const join = ++this.joins;
       const assignment = e.payload.memberAssignment;
       this.metrics.keepOnly(this.o.projection.view, this.o.version, assignment);
-      // Paused before the first fetch of this generation; leadFirst resumes them.
+      // Paused before the first fetch of this generation; followLead resumes them.
       const followers = this.followersOf(assignment);
       if (followers.length) this.consumer?.pause(followers);
       void this.startFromView(assignment).catch((err) =>
         this.o.log.error({ err: errorSummary(err) }, 'could not start the assigned partitions from the view offsets'),
       );
-      if (followers.length) void this.leadFirst(join, followers);
+      if (followers.length) void this.followLead(join, followers);
     });
     // Transactional topics end each transaction with a marker that is never delivered as a
     // message, so the applied offset stops short of the high watermark. A fetch that holds only
@@ -220,41 +223,65 @@ export class ProjectionRunner {
   }
 
   /**
-   * Resumes the followers once the lead topic's partitions of the same numbers (whoever projects
-   * them: the view's offsets are read from Redis) are consumed to the end they had at the join, or
-   * after LEAD_WAIT_MS. A later join or a stop takes over.
+   * Follows the lead topic for as long as this join lasts (lead-gate.ts): every LEAD_POLL_MS the
+   * lead's ends and the view's lead offsets (whoever projects those partitions: they are read from
+   * Redis) decide which followers wait. Followers start paused (the join handler) until their lead
+   * partition is consumed to the end it had at the join; after that they wait again only while a
+   * backfill keeps it more than a chunk behind. A later join or a stop takes over; an error
+   * leaves the followers consuming.
    */
-  private async leadFirst(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
+  private async followLead(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
     const { kafka, redis, log } = this.o;
     const lead = this.leadTopic!;
     const partitions = new Set(followers.flatMap((f) => f.partitions));
+    const gate = new LeadGate(LEAD_WAIT_MS);
+    const joinEnds = new Map<number, number>();
+    /** Partitions consumed once to their join end: they now wait only when more than a chunk behind. */
+    const released = new Set<number>();
+    let paused = new Set(partitions);
     const started = Date.now();
+    const current = () => join === this.joins && !this.stopping;
     const admin = kafka.admin();
-    let caught = false;
+    let connected = false;
     try {
-      await admin.connect();
-      // The ends once (the join's); then only the view's offsets, all partitions at once.
-      const ends = (await admin.fetchTopicOffsets(lead))
-        .filter((p) => partitions.has(p.partition))
-        .map((p) => ({ partition: p.partition, latest: Number(p.high) - 1 }));
-      const lag = (): Promise<PartitionLag[]> =>
-        Promise.all(ends.map(async (e) => ({ topic: lead, ...e, applied: await readConsumedOffset(redis, this.keys(e.partition).offsets, lead) })));
-      while (join === this.joins && !this.stopping && Date.now() - started < LEAD_WAIT_MS) {
-        if (caughtUp(await lag())) {
-          caught = true;
-          break;
+      while (current()) {
+        try {
+          if (!connected) await admin.connect();
+          connected = true;
+          const ends = (await admin.fetchTopicOffsets(lead)).filter((p) => partitions.has(p.partition));
+          if (!joinEnds.size) for (const e of ends) joinEnds.set(e.partition, Number(e.high) - 1);
+          const leadPartitions = await Promise.all(
+            ends.map(async (e) => ({
+              partition: e.partition,
+              latest: released.has(e.partition) ? Number(e.high) - 1 : (joinEnds.get(e.partition) ?? Number(e.high) - 1),
+              applied: await readConsumedOffset(redis, this.keys(e.partition).offsets, lead),
+            })),
+          );
+          if (!current()) return;
+          const { waiting, stalled } = gate.waiting(leadPartitions, (p) => (released.has(p) ? this.chunkSize : 0), Date.now());
+          const resume = new Set([...paused].filter((p) => !waiting.has(p)));
+          const pause = new Set([...waiting].filter((p) => !paused.has(p)));
+          for (const p of partitions) if (!waiting.has(p)) released.add(p);
+          if (resume.size) this.consumer?.resume(only(followers, resume));
+          if (pause.size) this.consumer?.pause(only(followers, pause));
+          const stalledNow = stalled.filter((p) => paused.has(p));
+          if (stalledNow.length) log.warn({ lead, partitions: stalledNow }, 'lead topic not moving; consuming the others anyway');
+          if (resume.size) log.info({ lead, waitedMs: Date.now() - started, partitions: [...resume] }, 'lead topic caught up; consuming the others');
+          if (pause.size) log.info({ lead, partitions: [...pause] }, 'lead topic behind; the others wait for it');
+          paused = waiting;
+        } catch (err) {
+          // Kafka or Redis unavailable: nothing waits on a lead we cannot read; the next poll decides again.
+          if (!current()) return;
+          if (paused.size) log.warn({ err: errorSummary(err) }, 'could not follow the lead topic; consuming the others meanwhile');
+          if (paused.size) this.consumer?.resume(only(followers, paused));
+          paused = new Set();
+          for (const p of partitions) released.add(p);
         }
-        await sleep(100);
+        await sleep(paused.size ? LEAD_POLL_MS : LEAD_POLL_IDLE_MS);
       }
-    } catch (err) {
-      log.warn({ err: errorSummary(err) }, 'could not follow the lead topic; consuming the others now');
     } finally {
       await admin.disconnect().catch(() => {});
     }
-    if (join !== this.joins || this.stopping) return;
-    if (caught) log.info({ lead, waitedMs: Date.now() - started, partitions: [...partitions] }, 'lead topic consumed to its end; consuming the others');
-    else log.warn({ lead, waitedMs: Date.now() - started }, 'lead topic not consumed to its end in time; consuming the others anyway');
-    this.consumer?.resume(followers);
   }
 
   /**
@@ -429,4 +456,9 @@ export class ProjectionRunner {
     lane.reset();
     this.consumer?.seek({ topic, partition, offset: String(offset) });
   }
+}
+
+/** The topic partitions of `followers` whose partition number is in `numbers`. */
+function only(followers: readonly { topic: string; partitions: number[] }[], numbers: ReadonlySet<number>): { topic: string; partitions: number[] }[] {
+  return followers.map((f) => ({ topic: f.topic, partitions: f.partitions.filter((p) => numbers.has(p)) })).filter((f) => f.partitions.length > 0);
 }

@@ -396,6 +396,58 @@ describe('order-flow views from Kafka', () => {
     }
   });
 
+  it('after the join, open interest that falls behind again (a backfill) holds the rows until it is within a chunk of its end', async () => {
+    const cfg = testConfig('ofv-lead-again');
+    const p2 = await openPipeline(cfg);
+    const oiTopic = topicName(OPEN_INTEREST_SPEC, cfg.topicPrefix);
+    const CHUNK = 10;
+    // Open interest produced ten times over (the same values: the view is the same), applied
+    // slowly, so that it is still behind when the rows arrive.
+    const burst = Array.from({ length: 10 }, () => fixture.openInterest).flat();
+    const total = new Map<number, number>();
+    for (const e of [fixture.openInterest[0], ...burst]) total.set(partitionOfRow(e), (total.get(partitionOfRow(e)) ?? 0) + 1);
+    const projectedOi = new Map<number, number>();
+    const atRows: { partition: number; oi: number }[] = [];
+    const recording: Projection = {
+      ...orderFlowPrintsProjection,
+      project: async (events, keys, redis) => {
+        const part = keys.partition;
+        if (events[0].topic === oiTopic) {
+          await new Promise((r) => setTimeout(r, 250));
+          projectedOi.set(part, (projectedOi.get(part) ?? 0) + events.filter((e) => e.topic === oiTopic).length);
+        } else atRows.push({ partition: part, oi: projectedOi.get(part) ?? 0 });
+        return orderFlowPrintsProjection.project(events, keys, redis);
+      },
+    };
+    const projector = p2.newProjector(cfg.keyPrefix, recording, undefined, CHUNK);
+    try {
+      expect(Math.max(...total.values())).toBeGreaterThan(4 * CHUNK);
+      await projector.start();
+      // Joined, with nothing behind: the rows are consuming when the burst arrives.
+      await p2.producer.send(OPEN_INTEREST_SPEC, fixture.openInterest.slice(0, 1) as never);
+      await waitFor('the first open interest to be applied', async () => (projectedOi.size ? true : null), 60_000, 20);
+      await p2.producer.send(OPEN_INTEREST_SPEC, burst as never);
+      // The gate polls the lead's end every second while nothing waits.
+      await waitFor(
+        'the burst to be applied in part',
+        async () => ([...projectedOi.values()].reduce((a, b) => a + b, 0) > 3 * CHUNK ? true : null),
+        60_000,
+        20,
+      );
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect([...total].some(([p, n]) => (projectedOi.get(p) ?? 0) < n - CHUNK)).toBe(true); // still behind somewhere
+      await p2.producer.send(PRINTS_SPEC, fixture.prints as never);
+      await p2.waitCaughtUp(1, cfg.keyPrefix, 120_000, recording);
+      expect(atRows.length).toBeGreaterThan(0);
+      // Every chunk of rows came when its partition's open interest was within a chunk of its end.
+      for (const r of atRows) expect({ ...r, behind: Math.max(0, total.get(r.partition)! - r.oi - CHUNK) }).toEqual({ ...r, behind: 0 });
+      expect(await viewState(p2, cfg.keyPrefix, ORDER_FLOW_PRINTS_VIEW)).toEqual(expectedSnapshot(ORDER_FLOW_PRINTS_VIEW, fixture));
+    } finally {
+      await projector.stop();
+      await p2.close();
+    }
+  });
+
   it('a chunk computed against open interest that another writer has since moved on is computed again with the new value', async () => {
     // The runner first tries a chunk with the other topics' offsets as it last knew them (no
     // round trip). Here another writer (an instance that briefly owned the partition) applies
