@@ -107,6 +107,8 @@ export class ProjectionRunner {
   private readonly continuous = new Set<string>();
   private readonly chunkSize: number;
   private readonly metrics: ProjectorMetrics;
+  /** Per partition: the last chunk apply queued (oneAtATime). */
+  private readonly partitionTurns = new Map<number, Promise<void>>();
   /**
    * Per topic: decodes a chunk synchronously into the catalog's (reader) schema, older writer
    * schemas resolved to it. The registry client's own decode costs an await per message.
@@ -416,18 +418,19 @@ export class ProjectionRunner {
         value: m.value ? decoder.decode(m.value) : null,
       }));
       const last = events[events.length - 1].offset;
-      let res;
       // First try with the other topics' offsets as this runner last applied or read them (no
       // round trip): if one moved meanwhile, the apply refuses and they are read from Redis.
-      let others = this.knownOffsets(otherTopics, partition);
-      for (;;) {
-        others ??= await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);
-        const ops = await this.o.projection.project(events, keys, this.o.redis);
-        res = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops, others);
-        if (!res.conflict) break;
-        if (dropped()) return;
-        others = null;
-      }
+      const res = await this.oneAtATime(partition, otherTopics.length > 0, async () => {
+        let others = this.knownOffsets(otherTopics, partition);
+        for (;;) {
+          others ??= await readAppliedOffsets(this.o.redis, keys.offsets, otherTopics);
+          const ops = await this.o.projection.project(events, keys, this.o.redis);
+          const r = await applyAtomically(this.o.redis, keys.offsets, topic, applied, last, ops, others);
+          if (!r.conflict || dropped()) return r;
+          others = null;
+        }
+      });
+      if (res.conflict) return; // dropped meanwhile
       if (!res.applied) {
         // Someone else moved this partition's view (a redelivery after a rebalance): continue
         // after its offset.
@@ -446,6 +449,27 @@ export class ProjectionRunner {
     }
     // Every message of the batch is applied, and the markers it ends with are consumed.
     await this.raiseSeen(topic, partition, lane, Number(batch.lastOffset()));
+  }
+
+  /**
+   * Runs a chunk's compute-and-apply alone among this runner's lanes of the same partition (the
+   * other topics of a multi-topic projection). Concurrent, they refused each other's applies: a
+   * slow chunk (a volatility price chunk re-pricing a day of surfaces) was computed again after
+   * every quick chunk of another topic committed, and its topic stopped moving for minutes.
+   */
+  private async oneAtATime<T>(partition: number, shared: boolean, fn: () => Promise<T>): Promise<T> {
+    if (!shared) return fn();
+    const before = this.partitionTurns.get(partition) ?? Promise.resolve();
+    let done!: () => void;
+    const turn = before.then(() => new Promise<void>((r) => (done = r)));
+    this.partitionTurns.set(partition, turn);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      done();
+      if (this.partitionTurns.get(partition) === turn) this.partitionTurns.delete(partition);
+    }
   }
 
   /** Fetches the partition again from `offset`, dropping what its lane holds queued. */
