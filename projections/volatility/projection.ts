@@ -85,17 +85,52 @@ class ChunkState {
     return m;
   }
 
+  /**
+   * Reads what a set of groups needs in one pipeline: their sessions' prices and snapshots'
+   * surfaces not read yet. One round trip per value read serially was the view's bottleneck
+   * beside other views' transactions (tens of ms each under a catch-up).
+   */
+  async preload(prices: readonly { ticker: string; date: string }[], surfaces: readonly { ticker: string; ms: number }[]): Promise<void> {
+    const pipe = this.redis.pipeline();
+    const wantPrices = [...new Map(prices.filter((x) => !this.prices.has(`${x.ticker}|${x.date}`)).map((x) => [`${x.ticker}|${x.date}`, x])).values()];
+    const wantSurfaces = [...new Map(surfaces.filter((x) => !this.surfaces.has(`${x.ticker}|${x.ms}`)).map((x) => [`${x.ticker}|${x.ms}`, x])).values()];
+    if (!wantPrices.length && !wantSurfaces.length) return;
+    for (const x of wantPrices) pipe.hgetall(volKey.prices(this.k, x.ticker, x.date));
+    for (const x of wantSurfaces) pipe.getBuffer(volKey.surface(this.k, x.ticker, x.ms));
+    const res = (await pipe.exec())!;
+    for (const [err] of res) if (err) throw err;
+    wantPrices.forEach((x, i) => {
+      const h = res[i][1] as Record<string, string>;
+      this.prices.set(`${x.ticker}|${x.date}`, new Map(Object.entries(h).map(([t, v]) => [Number(t), v])));
+    });
+    wantSurfaces.forEach((x, i) => this.keepSurface(x.ticker, x.ms, res[wantPrices.length + i][1] as Buffer | null));
+  }
+
+  private keepSurface(ticker: string, ms: number, stored: Buffer | null): { surface: Surface; dirty: boolean } {
+    // The stored rate and dividend are this projection's own: a view is built by one configuration.
+    const s = { ticker, ms, surface: stored ? decodeSurface(stored) : { spot: null, contracts: new Map() }, dirty: false };
+    if (!stored) this.addSnapshot(ticker, ms);
+    this.surfaces.set(`${ticker}|${ms}`, s);
+    return s;
+  }
+
+  /** Snapshot instants in [fromMs, toMs) of each query, stored or added by this chunk, in one pipeline. */
+  async snapshotsInMany(queries: readonly { ticker: string; fromMs: number; toMs: number }[]): Promise<number[][]> {
+    if (!queries.length) return [];
+    const pipe = this.redis.pipeline();
+    for (const q of queries) pipe.zrangebyscore(volKey.snaps(this.k, q.ticker), q.fromMs, `(${q.toMs}`);
+    const res = (await pipe.exec())!;
+    return queries.map((q, i) => {
+      if (res[i][0]) throw res[i][0];
+      const stored = (res[i][1] as string[]).map(Number);
+      const added = [...(this.addedSnaps.get(q.ticker) ?? [])].filter((t) => t >= q.fromMs && t < q.toMs);
+      return [...new Set([...stored, ...added])].sort((a, b) => a - b);
+    });
+  }
+
   async surfaceOf(ticker: string, ms: number): Promise<{ surface: Surface; dirty: boolean }> {
     const id = `${ticker}|${ms}`;
-    let s = this.surfaces.get(id);
-    if (!s) {
-      const stored = await this.redis.getBuffer(volKey.surface(this.k, ticker, ms));
-      // The stored rate and dividend are this projection's own: a view is built by one configuration.
-      s = { ticker, ms, surface: stored ? decodeSurface(stored) : { spot: null, contracts: new Map() }, dirty: false };
-      if (!stored) this.addSnapshot(ticker, ms);
-      this.surfaces.set(id, s);
-    }
-    return s;
+    return this.surfaces.get(id) ?? this.keepSurface(ticker, ms, await this.redis.getBuffer(volKey.surface(this.k, ticker, ms)));
   }
 
   private addSnapshot(ticker: string, ms: number): void {
@@ -107,9 +142,7 @@ class ChunkState {
 
   /** Snapshot instants of `ticker` in [fromMs, toMs), stored or added by this chunk. */
   async snapshotsIn(ticker: string, fromMs: number, toMs: number): Promise<number[]> {
-    const stored = (await this.redis.zrangebyscore(volKey.snaps(this.k, ticker), fromMs, `(${toMs}`)).map(Number);
-    const added = [...(this.addedSnaps.get(ticker) ?? [])].filter((t) => t >= fromMs && t < toMs);
-    return [...new Set([...stored, ...added])].sort((a, b) => a - b);
+    return (await this.snapshotsInMany([{ ticker, fromMs, toMs }]))[0];
   }
 
   async openInterestOf(ticker: string, date: string) {
@@ -144,20 +177,19 @@ class ChunkState {
       if (!o.dirty) continue;
       this.ops.push(['SET', volKey.openInterest(this.k, o.ticker, o.date), encodeOpenInterest(o.values)]);
     }
-    for (const s of this.surfaces.values()) {
-      if (!s.dirty) continue;
+    const dirty = [...this.surfaces.values()].filter((s) => s.dirty);
+    const later = await this.snapshotsInMany(dirty.map((s) => ({ ticker: s.ticker, fromMs: s.ms + 1, toMs: dayEndMs(sessionDateOf(s.ms)) })));
+    dirty.forEach((s, i) => {
       const pricing = { rate: this.rate, dividend: dividendYield(s.ticker) };
       this.ops.push(['SET', volKey.surface(this.k, s.ticker, s.ms), encodeSurface(s.surface, pricing)]);
-      await this.indexIfLast(s.ticker, s.ms, s.surface);
-    }
+      if (!later[i].length) this.indexLast(s.ticker, s.ms, s.surface);
+    });
     return this.ops;
   }
 
   /** The iv-rank record of a date comes from its last snapshot (the end-of-day one once the session closed). */
-  private async indexIfLast(ticker: string, ms: number, surface: Surface): Promise<void> {
+  private indexLast(ticker: string, ms: number, surface: Surface): void {
     const date = sessionDateOf(ms);
-    const later = (await this.snapshotsIn(ticker, ms + 1, dayEndMs(date))).length;
-    if (later > 0) return;
     const field = volKey.ivIndex(this.k, ticker);
     if (surface.spot === null) {
       this.ops.push(['HDEL', field, date]);
@@ -194,6 +226,12 @@ async function applyPrices(st: ChunkState, events: PriceEvent[]): Promise<void> 
     if (g) g.push(e);
     else groups.set(id, [e]);
   }
+  await st.preload(
+    [...groups.values()].map((g) => ({ ticker: g[0].ticker, date: g[0].sessionDate })),
+    [],
+  );
+  // The snapshots each changed session prices again, read together, then their surfaces.
+  const changed: { ticker: string; date: string; px: Map<number, string>; minT: number }[] = [];
   for (const g of groups.values()) {
     const { ticker, sessionDate: date } = g[0];
     const px = await st.pricesOf(ticker, date);
@@ -212,8 +250,16 @@ async function applyPrices(st: ChunkState, events: PriceEvent[]): Promise<void> 
     }
     if (!fields.length) continue;
     st.ops.push(['HSET', volKey.prices(st.k, ticker, date), ...fields]);
-    // Snapshots priced before this price arrived are priced again.
-    for (const ms of await st.snapshotsIn(ticker, minT, dayEndMs(date))) {
+    changed.push({ ticker, date, px, minT });
+  }
+  // Snapshots priced before these prices arrived are priced again.
+  const snaps = await st.snapshotsInMany(changed.map((c) => ({ ticker: c.ticker, fromMs: c.minT, toMs: dayEndMs(c.date) })));
+  await st.preload(
+    [],
+    changed.flatMap((c, i) => snaps[i].map((ms) => ({ ticker: c.ticker, ms }))),
+  );
+  for (const [i, { ticker, px }] of changed.entries()) {
+    for (const ms of snaps[i]) {
       const s = await st.surfaceOf(ticker, ms);
       const spot = spotAt(px, ms);
       if (spot === s.surface.spot) continue;
@@ -232,6 +278,11 @@ async function applyQuotes(st: ChunkState, events: QuoteEvent[]): Promise<void> 
     if (g) g.push(e);
     else groups.set(id, [e]);
   }
+  const heads = [...groups.values()].map((g) => ({ ticker: g[0].ticker, ms: Number(g[0].time) }));
+  await st.preload(
+    heads.map((h) => ({ ticker: h.ticker, date: sessionDateOf(h.ms) })),
+    heads,
+  );
   for (const g of groups.values()) {
     const ticker = g[0].ticker;
     const ms = Number(g[0].time);
