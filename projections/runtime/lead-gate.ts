@@ -6,9 +6,10 @@
  * a volatility surface quoted ahead of its session's prices was priced again by every chunk of
  * prices behind it. So the others wait, per partition, while the lead partition of the same
  * number has more than `maxBehind` messages to apply: after a join, until the lead is consumed to
- * the end it had then (maxBehind 0, as a rebuild starts); from then on whenever a backfill puts it
- * more than a chunk behind again. A lead that has not moved for `stallMs` while others wait
- * releases them: the gate only orders work, it must never stop a view.
+ * the end it had then (maxBehind 0, as a rebuild starts); from then on, for a projection that asks
+ * for it (Projection.waitForLeadAlways), whenever a backfill puts it more than a chunk behind
+ * again. A lead that has not moved for `stallMs` while others wait releases them: the gate only
+ * orders work, it must never stop a view.
  */
 export interface LeadPartition {
   partition: number;

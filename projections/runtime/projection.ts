@@ -31,6 +31,14 @@ export interface Projection {
    */
   lead?: TopicSpec;
   /**
+   * With `lead`: the other topics also wait whenever the lead falls more than a chunk behind its
+   * end (a backfill arriving), not only after a join (ProjectionRunner.followLead). For a
+   * projection where out-of-order work costs far more than a pause (volatility: a chunk of prices
+   * re-prices every later snapshot of its session); the price is that the other topics pause,
+   * the live session's included, while a backfill of the lead is consumed.
+   */
+  waitForLeadAlways?: boolean;
+  /**
    * The version of the view's storage layout (1 when absent). A served view written under another
    * layout is rebuilt (replayed into a new version, then flipped) when a projector starts, so a
    * deployment that changes the layout needs no manual step.

@@ -228,9 +228,9 @@ export class ProjectionRunner {
    * Follows the lead topic for as long as this join lasts (lead-gate.ts): every LEAD_POLL_MS the
    * lead's ends and the view's lead offsets (whoever projects those partitions: they are read from
    * Redis) decide which followers wait. Followers start paused (the join handler) until their lead
-   * partition is consumed to the end it had at the join; after that they wait again only while a
-   * backfill keeps it more than a chunk behind. A later join or a stop takes over; an error
-   * leaves the followers consuming.
+   * partition is consumed to the end it had at the join (or stalls for LEAD_WAIT_MS); after that,
+   * for a projection that sets waitForLeadAlways, they wait again while a backfill keeps it more
+   * than a chunk behind. A later join or a stop takes over; an error leaves the followers consuming.
    */
   private async followLead(join: number, followers: { topic: string; partitions: number[] }[]): Promise<void> {
     const { kafka, redis, log } = this.o;
@@ -260,7 +260,8 @@ export class ProjectionRunner {
             })),
           );
           if (!current()) return;
-          const { waiting, stalled } = gate.waiting(leadPartitions, (p) => (released.has(p) ? this.chunkSize : 0), Date.now());
+          const always = this.o.projection.waitForLeadAlways === true;
+          const { waiting, stalled } = gate.waiting(leadPartitions, (p) => (!released.has(p) ? 0 : always ? this.chunkSize : Infinity), Date.now());
           const resume = new Set([...paused].filter((p) => !waiting.has(p)));
           const pause = new Set([...waiting].filter((p) => !paused.has(p)));
           for (const p of partitions) if (!waiting.has(p)) released.add(p);
@@ -271,6 +272,8 @@ export class ProjectionRunner {
           if (resume.size) log.info({ lead, waitedMs: Date.now() - started, partitions: [...resume] }, 'lead topic caught up; consuming the others');
           if (pause.size) log.info({ lead, partitions: [...pause] }, 'lead topic behind; the others wait for it');
           paused = waiting;
+          // Without waitForLeadAlways there is nothing left to follow once every partition is released.
+          if (!always && released.size === partitions.size) return;
         } catch (err) {
           // Kafka or Redis unavailable: nothing waits on a lead we cannot read; the next poll decides again.
           if (!current()) return;

@@ -326,6 +326,7 @@ export function volatilityProjection(rate = rateFromEnv()): Projection {
     format: VOLATILITY_LAYOUT_FORMAT,
     topics: [prices, topicFor('option-quote')!, topicFor('open-interest')!],
     lead: prices,
+    waitForLeadAlways: true,
     async project(events: SourceEvent[], keys: PartitionKeys, redis: Redis): Promise<RedisOp[]> {
       const st = new ChunkState(keys, redis, rate);
       const px: PriceEvent[] = [];

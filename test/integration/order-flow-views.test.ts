@@ -396,7 +396,7 @@ describe('order-flow views from Kafka', () => {
     }
   });
 
-  it('after the join, open interest that falls behind again (a backfill) holds the rows until it is within a chunk of its end', async () => {
+  it('waitForLeadAlways: after the join, a lead that falls behind again (a backfill) holds the rows until it is within a chunk of its end', async () => {
     const cfg = testConfig('ofv-lead-again');
     const p2 = await openPipeline(cfg);
     const oiTopic = topicName(OPEN_INTEREST_SPEC, cfg.topicPrefix);
@@ -408,8 +408,10 @@ describe('order-flow views from Kafka', () => {
     for (const e of [fixture.openInterest[0], ...burst]) total.set(partitionOfRow(e), (total.get(partitionOfRow(e)) ?? 0) + 1);
     const projectedOi = new Map<number, number>();
     const atRows: { partition: number; oi: number }[] = [];
+    // The runner's rule shown on this view (volatility sets it; order flow waits at joins only).
     const recording: Projection = {
       ...orderFlowPrintsProjection,
+      waitForLeadAlways: true,
       project: async (events, keys, redis) => {
         const part = keys.partition;
         if (events[0].topic === oiTopic) {
