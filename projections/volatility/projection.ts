@@ -74,15 +74,10 @@ class ChunkState {
     readonly rate: number,
   ) {}
 
+  /** A session's prices: read by preload, or here on a miss. */
   async pricesOf(ticker: string, date: string): Promise<Map<number, string>> {
-    const id = `${ticker}|${date}`;
-    let m = this.prices.get(id);
-    if (!m) {
-      const h = await this.redis.hgetall(volKey.prices(this.k, ticker, date));
-      m = new Map(Object.entries(h).map(([t, v]) => [Number(t), v]));
-      this.prices.set(id, m);
-    }
-    return m;
+    await this.preload([{ ticker, date }], []);
+    return this.prices.get(`${ticker}|${date}`)!;
   }
 
   /**
@@ -106,12 +101,10 @@ class ChunkState {
     wantSurfaces.forEach((x, i) => this.keepSurface(x.ticker, x.ms, res[wantPrices.length + i][1] as Buffer | null));
   }
 
-  private keepSurface(ticker: string, ms: number, stored: Buffer | null): { surface: Surface; dirty: boolean } {
+  private keepSurface(ticker: string, ms: number, stored: Buffer | null): void {
     // The stored rate and dividend are this projection's own: a view is built by one configuration.
-    const s = { ticker, ms, surface: stored ? decodeSurface(stored) : { spot: null, contracts: new Map() }, dirty: false };
+    this.surfaces.set(`${ticker}|${ms}`, { ticker, ms, surface: stored ? decodeSurface(stored) : { spot: null, contracts: new Map() }, dirty: false });
     if (!stored) this.addSnapshot(ticker, ms);
-    this.surfaces.set(`${ticker}|${ms}`, s);
-    return s;
   }
 
   /** Snapshot instants in [fromMs, toMs) of each query, stored or added by this chunk, in one pipeline. */
@@ -129,8 +122,8 @@ class ChunkState {
   }
 
   async surfaceOf(ticker: string, ms: number): Promise<{ surface: Surface; dirty: boolean }> {
-    const id = `${ticker}|${ms}`;
-    return this.surfaces.get(id) ?? this.keepSurface(ticker, ms, await this.redis.getBuffer(volKey.surface(this.k, ticker, ms)));
+    await this.preload([], [{ ticker, ms }]);
+    return this.surfaces.get(`${ticker}|${ms}`)!;
   }
 
   private addSnapshot(ticker: string, ms: number): void {
@@ -138,11 +131,6 @@ class ChunkState {
     if (!set) this.addedSnaps.set(ticker, (set = new Set()));
     set.add(ms);
     this.ops.push(['ZADD', volKey.snaps(this.k, ticker), String(ms), String(ms)]);
-  }
-
-  /** Snapshot instants of `ticker` in [fromMs, toMs), stored or added by this chunk. */
-  async snapshotsIn(ticker: string, fromMs: number, toMs: number): Promise<number[]> {
-    return (await this.snapshotsInMany([{ ticker, fromMs, toMs }]))[0];
   }
 
   async openInterestOf(ticker: string, date: string) {
