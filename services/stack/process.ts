@@ -102,8 +102,46 @@ export function tailFile(file: string, lines = 25): string {
   }
 }
 
-/** Asks the kernel for a free TCP port on the loopback address. */
-export function freePort(): Promise<number> {
+/**
+ * The first port of the kernel's ephemeral range. The kernel hands the ports from there up to
+ * every outgoing connection, so a port picked there can be taken by some client's connection
+ * before the daemon it was picked for binds it (Kafka then exits with "Address already in use").
+ */
+export function ephemeralPortsFrom(): number {
+  try {
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 1024 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Above every fixed development port (stack.ts: 16379-29097), below the usual ephemeral range. */
+const PICK_FROM = 30000;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free TCP port on the loopback address for a daemon to bind later: a random one that binds now,
+ * below the ephemeral range (see ephemeralPortsFrom), never one this process handed out before.
+ * Only where that range leaves no room does the kernel pick (port 0).
+ */
+export async function freePort(range: { from: number; to: number } = { from: PICK_FROM, to: ephemeralPortsFrom() - 1 }): Promise<number> {
+  const size = range.to - range.from + 1;
+  for (let attempt = 0; size > 0 && attempt < Math.min(200, size * 4); attempt++) {
+    const port = range.from + Math.floor(Math.random() * size);
+    if (handedOut.has(port) || !(await bindable(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
