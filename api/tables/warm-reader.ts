@@ -193,11 +193,13 @@ export async function readWarmCompanion<Row>(
   name: string,
   rows: readonly Row[],
 ): Promise<Map<string, Buffer>> {
+  const companion = layout.warm?.companions?.find((c) => c.name === name);
+  if (!companion) throw new Error(`${layout.view} has no warm companion '${name}'`);
   const w = new WarmKeys(keys);
   const metas = Object.entries(await redis.hgetallBuffer(w.meta(seg))).map(([id, m]) => decodeMeta(id, m));
   const ids = [...new Set(rows.flatMap((r) => blocksHolding(layout, metas, r)))];
   const out = new Map<string, Buffer>();
   if (!ids.length) return out;
-  for (const body of await redis.hmgetBuffer(w.companion(seg, name), ...ids)) if (body) for (const [rk, v] of unpackCompanion(body)) out.set(rk, v);
+  for (const body of await redis.hmgetBuffer(w.companion(seg, name), ...ids)) if (body) for (const [rk, v] of unpackCompanion(companion, body)) out.set(rk, v);
   return out;
 }

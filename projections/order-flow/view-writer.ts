@@ -10,6 +10,7 @@ import {
   openInterestField,
   orderFlowKeys,
   orderFlowLayout,
+  osiBucket,
   parseIndexMember,
   eachIndexEntry,
   premiumCents,
@@ -84,6 +85,7 @@ class ChunkWriter {
   private readonly removals = new Map<string, string[]>();
   private readonly additions = new Map<string, string[]>();
   private readonly fields = new Map<string, (string | Buffer)[]>();
+  private readonly members = new Map<string, Set<string>>();
   /** Net change of each statistics hash, by STAT_FIELDS position. */
   private readonly counters = new Map<string, number[]>();
   private readonly sessions = new Set<string>();
@@ -102,6 +104,13 @@ class ChunkWriter {
   /** HSET key field value (a row, comprising trades, an open interest). */
   set(key: string, field: string, value: string | Buffer): void {
     ChunkWriter.add(this.fields, key, field, value);
+  }
+
+  /** SADD key member (an open-interest bucket), once per chunk. */
+  member(key: string, member: string): void {
+    let set = this.members.get(key);
+    if (!set) this.members.set(key, (set = new Set()));
+    set.add(member);
   }
 
   /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
@@ -151,6 +160,7 @@ class ChunkWriter {
     for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
     for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);
     for (const [key, pairs] of this.fields) ops.push(['HSET', key, ...pairs]);
+    for (const [key, members] of this.members) ops.push(['SADD', key, ...members]);
     for (const [key, c] of this.counters) {
       const stored = storedCounters.get(key);
       if (!stored) throw new Error(`statistics hash ${key} was not read for this chunk`);
@@ -291,6 +301,7 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
       if (e2) throw e2;
       if (stored.get(`${d}|${osi}`) === oi) continue;
       w.set(k.openInterest(d, osi), openInterestField(osi), String(oi));
+      w.member(k.openInterestBuckets(d), osiBucket(osi));
       if (!members.length) continue;
       let r = rederive.get(d);
       if (!r) rederive.set(d, (r = new Map()));

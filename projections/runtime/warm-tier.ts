@@ -1,7 +1,19 @@
 import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
-import { WarmKeys, hotSessionsKey, lastEventField, packBlocks, packCompanion, unpackBlock, unpackCompanion, warmField } from '../../services/views/warm-tier';
+import {
+  WarmKeys,
+  hotSessionsKey,
+  lastEventField,
+  packBlocks,
+  packCompanion,
+  packStateHashes,
+  unpackBlock,
+  unpackCompanion,
+  unpackStateHashes,
+  warmField,
+  type WarmStateHashes,
+} from '../../services/views/warm-tier';
 import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
 import type { Projection, SourceEvent } from './projection';
 
@@ -165,11 +177,47 @@ export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, key
     const packed: (string | Buffer)[] = [];
     for (const b of blocks) {
       const entries = b.rowKeys.filter((rk) => values.has(rk)).map((rk): [string, Buffer] => [rk, values.get(rk)!]);
-      if (entries.length) packed.push(b.id, packCompanion(entries));
+      if (entries.length) packed.push(b.id, packCompanion(c, entries));
     }
     if (packed.length) ops.push(['HSET', w.companion(d, c.name), ...packed]);
   }
+  for (const st of layout.warm?.stateHashes ?? []) ops.push(...(await freezeStateOps(redis, st, k, w, d)));
   ops.push(['HSET', w.tier, warmField(d), String(blocks.length)]);
+  return ops;
+}
+
+/** The writes that replace a session's state hashes (and their registry) by one packed value. */
+async function freezeStateOps(redis: Redis, st: WarmStateHashes, k: TableKeys, w: WarmKeys, d: string): Promise<RedisOp[]> {
+  const registry = st.registry(k, d);
+  const members = await redis.smembers(registry);
+  const ops: RedisOp[] = [['UNLINK', w.state(d, st.name)]];
+  if (!members.length) return ops;
+  // One HSCAN each, pipelined: a small hash answers whole at once, and the flat reply needs no
+  // conversion (HGETALL's object cost more than the packing); a larger one is read to its end.
+  const pipe = redis.pipeline();
+  for (const m of members) pipe.hscan(st.hash(k, d, m), '0', 'COUNT', HSCAN_COUNT);
+  const res = (await pipe.exec())!;
+  const hashes = new Map<string, string[]>();
+  for (let i = 0; i < members.length; i++) {
+    const [err, reply] = res[i] as [Error | null, [string, string[]]];
+    if (err) throw err;
+    hashes.set(members[i], reply[0] === '0' ? reply[1] : [...(await hashEntries(redis, st.hash(k, d, members[i])))].flatMap(([f, v]) => [f, v.toString()]));
+  }
+  ops.push(['UNLINK', registry, ...members.map((m) => st.hash(k, d, m))]);
+  ops.push(['SET', w.state(d, st.name), packStateHashes(hashes)]);
+  return ops;
+}
+
+/** The writes that restore a warm session's state hashes and their registry. */
+async function thawStateOps(c: Redis, st: WarmStateHashes, k: TableKeys, w: WarmKeys, d: string): Promise<RedisOp[]> {
+  const packed = await c.getBuffer(w.state(d, st.name));
+  const ops: RedisOp[] = [];
+  if (packed) {
+    const hashes = unpackStateHashes(packed);
+    for (const [m, flat] of hashes) if (flat.length) ops.push(['HSET', st.hash(k, d, m), ...flat]);
+    if (hashes.size) ops.push(['SADD', st.registry(k, d), ...hashes.keys()]);
+  }
+  ops.push(['UNLINK', w.state(d, st.name)]);
   return ops;
 }
 
@@ -193,9 +241,11 @@ async function thawTableOps<Row>(c: Redis, layout: TableLayout<Row>, keys: Parti
   const ops: RedisOp[] = [];
   for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
   for (const comp of layout.warm?.companions ?? []) {
-    for (const body of await c.hvalsBuffer(w.companion(d, comp.name))) for (const [rk, v] of unpackCompanion(body)) ops.push(['HSET', comp.hash(k, d), rk, v]);
+    for (const body of await c.hvalsBuffer(w.companion(d, comp.name)))
+      for (const [rk, v] of unpackCompanion(comp, body)) ops.push(['HSET', comp.hash(k, d), rk, v]);
     ops.push(['UNLINK', w.companion(d, comp.name)]);
   }
+  for (const st of layout.warm?.stateHashes ?? []) ops.push(...(await thawStateOps(c, st, k, w, d)));
   ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
   return ops;
 }

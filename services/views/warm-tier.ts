@@ -39,8 +39,43 @@ export interface WarmTier<Row> {
    * Hashes beside the rows, keyed by rowKey and read by key (comprising trades), that move with
    * them: a warm session keeps each packed per block in `<seg>:wx:<name>`.
    */
-  companions?: readonly { name: string; hash(k: TableKeys, seg: string): string }[];
+  companions?: readonly WarmCompanion[];
+  /**
+   * Hashes of a session that only the projection reads (the order-flow views' open-interest
+   * join), found through a set that lists them: a warm session keeps them all as one packed
+   * value (`<seg>:wh:<name>`), which a move back restores.
+   */
+  stateHashes?: readonly WarmStateHashes[];
 }
+
+export interface WarmStateHashes {
+  name: string;
+  /** The set of the session's hashes (its members name them). */
+  registry(k: TableKeys, seg: string): string;
+  hash(k: TableKeys, seg: string, member: string): string;
+}
+
+export interface WarmCompanion {
+  name: string;
+  hash(k: TableKeys, seg: string): string;
+  /** How a block's values are packed (default: as they are, beside their rowKeys). */
+  codec?: CompanionCodec;
+}
+
+/** A block's companion values (rowKey -> stored value, in block order) as one MessagePack-able value, and back. */
+export interface CompanionCodec {
+  pack(entries: readonly [rowKey: string, value: Buffer][]): unknown;
+  unpack(packed: unknown): [rowKey: string, value: Buffer][];
+}
+
+/** The default companion codec: [rowKeys, values]. */
+const AS_STORED: CompanionCodec = {
+  pack: (entries) => [entries.map((e) => e[0]), entries.map((e) => e[1])],
+  unpack: (packed) => {
+    const [keys, values] = packed as [string[], Uint8Array[]];
+    return keys.map((k, i) => [k, Buffer.from(values[i].buffer, values[i].byteOffset, values[i].byteLength)]);
+  },
+};
 
 export const WARM_BLOCK_ROWS = 256;
 
@@ -76,6 +111,9 @@ export class WarmKeys {
   companion(seg: string, name: string): string {
     return this.p.key(seg, 'wx', name);
   }
+  state(seg: string, name: string): string {
+    return this.p.key(seg, 'wh', name);
+  }
 }
 
 /**
@@ -91,6 +129,8 @@ export const warmField = (seg: string): string => `w:${seg}`;
 export const lastEventField = (seg: string): string => `last:${seg}`;
 
 const PACKR = new Packr({ useRecords: false });
+/** Quality 5 of 11: most of the size of the best quality, at a fraction of its CPU (the move packs every row). */
+const BROTLI_PARAMS = { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 };
 
 /** The default codec: each row's stored form (the hot tier's bytes) beside its rowKey. */
 function storedRowsCodec<Row>(layout: TableLayout<Row>): WarmCodec<Row> {
@@ -142,7 +182,7 @@ export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]):
     for (let i = 0, n = 0; i < sorted.length; i += per, n++) {
       const part = sorted.slice(i, i + per);
       const id = `${key}:${n}`;
-      const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 } });
+      const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: BROTLI_PARAMS });
       out.push({ id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) });
     }
   }
@@ -182,15 +222,41 @@ export function unpackBlock<Row>(layout: TableLayout<Row>, body: Buffer, segment
 }
 
 /** A block's companion values (rowKey -> stored value, rows without one left out), packed. */
-export function packCompanion(entries: readonly [rowKey: string, value: Buffer][]): Buffer {
-  return brotliCompressSync(PACKR.pack([entries.map((e) => e[0]), entries.map((e) => e[1])]), {
-    params: { [zlib.BROTLI_PARAM_QUALITY]: 5, [zlib.BROTLI_PARAM_LGWIN]: 20 },
-  });
+export function packCompanion(companion: WarmCompanion, entries: readonly [rowKey: string, value: Buffer][]): Buffer {
+  return brotliCompressSync(PACKR.pack((companion.codec ?? AS_STORED).pack(entries)), { params: BROTLI_PARAMS });
 }
 
-export function unpackCompanion(body: Buffer): Map<string, Buffer> {
-  const [keys, values] = PACKR.unpack(brotliDecompressSync(body)) as [string[], Uint8Array[]];
-  return new Map(keys.map((k, i) => [k, Buffer.from(values[i].buffer, values[i].byteOffset, values[i].byteLength)]));
+export function unpackCompanion(companion: WarmCompanion, body: Buffer): Map<string, Buffer> {
+  return new Map((companion.codec ?? AS_STORED).unpack(PACKR.unpack(brotliDecompressSync(body))));
+}
+
+/**
+ * A session's state hashes (registry member -> its fields and values, flat), packed as one value:
+ * [members, field counts, every field and value in one flat array] (flat arrays of strings are what
+ * MessagePack and brotli do fastest).
+ */
+export function packStateHashes(hashes: ReadonlyMap<string, readonly string[]>): Buffer {
+  const members = [...hashes.keys()].sort();
+  const counts = members.map((m) => hashes.get(m)!.length / 2);
+  // Fields in order (a hash gives them in insertion order): neighbouring strikes compress better.
+  const flat = members.flatMap((m) => {
+    const kv = hashes.get(m)!;
+    const pairs: [string, string][] = [];
+    for (let i = 0; i < kv.length; i += 2) pairs.push([kv[i], kv[i + 1]]);
+    return pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).flat();
+  });
+  return brotliCompressSync(PACKR.pack([members, counts, flat]), { params: BROTLI_PARAMS });
+}
+
+export function unpackStateHashes(packed: Buffer): Map<string, string[]> {
+  const [members, counts, flat] = PACKR.unpack(brotliDecompressSync(packed)) as [string[], number[], string[]];
+  const out = new Map<string, string[]>();
+  let at = 0;
+  members.forEach((m, i) => {
+    out.set(m, flat.slice(at, at + 2 * counts[i]));
+    at += 2 * counts[i];
+  });
+  return out;
 }
 
 /** The ids of the blocks of `metas` that can hold a row (its block key, its default sort value within the block's range). */

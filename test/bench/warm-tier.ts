@@ -8,7 +8,7 @@ import type { Projection } from '../../projections/runtime/projection';
 import { PartitionKeys } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout, type OrderFlowRow } from '../../services/views/order-flow';
 import { readOrderFlowPage, readOrderFlowStatistics, type OrderFlowHints, type OrderFlowPageQuery } from '../../api/views/order-flow';
-import { bytesOf, median, privateRedisServer } from '../support/bench-redis';
+import { applyMicros, bytesOf, median, privateRedisServer } from '../support/bench-redis';
 import { projectInChunks } from '../support/bench-redis';
 import { orderFlowSample } from '../support/order-flow-sample';
 
@@ -21,9 +21,11 @@ import { orderFlowSample } from '../support/order-flow-sample';
  * and projects both views with the projections' own code twice: into `hot` with every session
  * kept hot, and into `tiered` keeping the newest 2 (each session moves when the next-but-one
  * starts, inside the projection; the last move by settleWarmTier). Reports projection rows/s of
- * both (the move's cost is the difference), MEMORY USAGE per row of a hot and of a warm session,
- * and read latencies (median of repeated reads, µs) of the same queries on a warm and on a hot
- * session. Results: test/bench/results/warm-tier.json.
+ * both; the move alone (a third copy, every session hot, whose older sessions are then moved by
+ * settleWarmTier), as this process's CPU and Redis's EXEC time per row moved against projecting
+ * those rows; MEMORY USAGE per row of a hot and of a warm session (every key of the session, the
+ * open-interest join included); and read latencies (median of repeated reads, µs) of the same
+ * queries on a warm and on a hot session. Results: test/bench/results/warm-tier.json.
  */
 
 const arg = (name: string, d: number) => {
@@ -47,21 +49,40 @@ const DATES = [
 ].slice(0, SESSIONS);
 const OI = topicFor('open-interest')!.name;
 
+/** This process's CPU time, seconds (less disturbed by the other work of a shared machine than wall time). */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** What projecting (or moving) cost: wall and CPU seconds of this process, and Redis's time applying it (EXEC). */
+interface Cost {
+  seconds: number;
+  cpu: number;
+  redis: number;
+}
+async function measure(redis: Redis, run: () => Promise<unknown>): Promise<Cost> {
+  const [t0, c0, r0] = [process.hrtime.bigint(), cpu(), await applyMicros(redis)];
+  await run();
+  return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, cpu: cpu() - c0, redis: ((await applyMicros(redis)) - r0) / 1e6 };
+}
+const sum = (cs: Cost[]): Cost =>
+  cs.reduce((a, c) => ({ seconds: a.seconds + c.seconds, cpu: a.cpu + c.cpu, redis: a.redis + c.redis }), { seconds: 0, cpu: 0, redis: 0 });
+
+/** Projects every session (its open interest, then its rows); the rows' cost per session. */
 async function project(
   redis: Redis,
   prefix: string,
   projection: Projection,
   data: ReturnType<typeof orderFlowSample>[],
   rowsOf: (d: ReturnType<typeof orderFlowSample>) => { ticker: string }[],
-): Promise<number> {
-  let seconds = 0;
+): Promise<Cost[]> {
+  const costs: Cost[] = [];
   for (const d of data) {
     await projectInChunks(redis, projection, OI, d.openInterest, prefix);
-    const t0 = process.hrtime.bigint();
-    await projectInChunks(redis, projection, projection.topics[0].name, rowsOf(d), prefix);
-    seconds += Number(process.hrtime.bigint() - t0) / 1e9;
+    costs.push(await measure(redis, () => projectInChunks(redis, projection, projection.topics[0].name, rowsOf(d), prefix)));
   }
-  return seconds;
+  return costs;
 }
 
 async function main(): Promise<void> {
@@ -77,12 +98,25 @@ async function main(): Promise<void> {
       const rows = data.reduce((n, d) => n + rowsOf(d).length, 0);
       process.env.MDQ_WARM_QUIET_MESSAGES = '0';
       process.env.MDQ_HOT_SESSIONS = '1000';
-      const hotSeconds = await project(redis, 'hot', projection, data, rowsOf);
+      // `moved`: every session hot, then the older ones moved on their own below. Its pass comes
+      // first, so that the JIT is warm for the measured passes.
+      await project(redis, 'moved', projection, data, rowsOf);
+      const hot = await project(redis, 'hot', projection, data, rowsOf);
       process.env.MDQ_HOT_SESSIONS = String(HOT_KEPT);
-      const tieredSeconds = await project(redis, 'tiered', projection, data, rowsOf);
-      const t0 = process.hrtime.bigint();
-      for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('tiered', view, 1, p), HOT_KEPT);
-      const settleSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const tiered = await project(redis, 'tiered', projection, data, rowsOf);
+      const settle = await measure(redis, async () => {
+        for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('tiered', view, 1, p), HOT_KEPT);
+      });
+      // The move alone: the sessions older than the newest HOT_KEPT, frozen by the projection's own
+      // move (settleWarmTier: the same freezeOps, applied in the same kind of transaction), against
+      // projecting those sessions' rows.
+      const move = await measure(redis, async () => {
+        for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('moved', view, 1, p), HOT_KEPT);
+      });
+      const movedProjection = sum(hot.slice(0, -HOT_KEPT));
+      const movedRows = data.slice(0, -HOT_KEPT).reduce((n, d) => n + rowsOf(d).length, 0);
+      const pct = (a: number, b: number) => Number(((a / b) * 100).toFixed(1));
+      const [hotSeconds, tieredSeconds, settleSeconds] = [sum(hot).seconds, sum(tiered).seconds, settle.seconds];
       const oldest = DATES[0];
       const newest = DATES[DATES.length - 1];
       const rowsIn = (d: string) => rowsOf(data[DATES.indexOf(d)]).length;
@@ -92,6 +126,16 @@ async function main(): Promise<void> {
         hotRowsPerSecond: Math.round(rows / hotSeconds),
         tieredRowsPerSecond: Math.round(rows / tieredSeconds),
         moveCostPercent: Number((((tieredSeconds + settleSeconds) / hotSeconds - 1) * 100).toFixed(1)),
+        move: {
+          rowsMoved: movedRows,
+          cpuMicrosPerRow: Number(((move.cpu / movedRows) * 1e6).toFixed(2)),
+          redisMicrosPerRow: Number(((move.redis / movedRows) * 1e6).toFixed(2)),
+          projectionCpuMicrosPerRow: Number(((movedProjection.cpu / movedRows) * 1e6).toFixed(2)),
+          projectionRedisMicrosPerRow: Number(((movedProjection.redis / movedRows) * 1e6).toFixed(2)),
+          cpuPercentOfProjection: pct(move.cpu, movedProjection.cpu),
+          cpuAndRedisPercentOfProjection: pct(move.cpu + move.redis, movedProjection.cpu + movedProjection.redis),
+          wallPercentOfProjection: pct(move.seconds, movedProjection.seconds),
+        },
         bytesPerRow: {
           hotSession: Math.round((await sessionBytes('hot', oldest)) / rowsIn(oldest)),
           warmSession: Math.round((await sessionBytes('tiered', oldest)) / rowsIn(oldest)),

@@ -58,6 +58,7 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     view === ORDER_FLOW_PRINTS_VIEW ? expectedPrintRows(f) : expectedConsolidatedRows({ ...f, consolidated: consolidatedEvents ?? f.consolidated });
   const hashes = new Map<string, Map<string, string>>();
   const zsets = new Map<string, Set<string>>();
+  const sets = new Map<string, Set<string>>();
   const hset = (key: string, field: string, value: string) => {
     if (!hashes.has(key)) hashes.set(key, new Map());
     hashes.get(key)!.set(field, value);
@@ -113,12 +114,17 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     const p = partitionOfRow(e);
     // One hash per contract root + expiration, field right + strike.
     const tag = `{p${String(p).padStart(2, '0')}}`;
-    hset(`${tag}:oi:${e.sessionDate}:${e.osi.slice(0, 12).replace(/ /g, '_')}`, e.osi.slice(12), String(e.openInterest));
+    const bucket = e.osi.slice(0, 12).replace(/ /g, '_');
+    hset(`${tag}:oi:${e.sessionDate}:${bucket}`, e.osi.slice(12), String(e.openInterest));
+    // The session's buckets, listed so that a warm session can pack them.
+    if (!sets.has(`${tag}:oi:${e.sessionDate}`)) sets.set(`${tag}:oi:${e.sessionDate}`, new Set());
+    sets.get(`${tag}:oi:${e.sessionDate}`)!.add(bucket);
   }
   const out: Snapshot = {};
   const sorted = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [key, h] of hashes) out[key] = Object.fromEntries(sorted(h.keys()).map((f2) => [f2, h.get(f2)!]));
   for (const [key, z] of zsets) out[key] = sorted(z).flatMap((m) => [m, '0']);
+  for (const [key, m] of sets) out[key] = sorted(m);
   return Object.fromEntries(sorted(Object.keys(out)).map((key) => [key, out[key]]));
 }
 

@@ -133,7 +133,13 @@ describe('the move to the warm tier', () => {
       // No index of a warm session is left behind; its statistics stay.
       const p = Number(older[0].split('/')[0]);
       const left = await keysMatching(redis, `${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
-      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'st'].includes(s))).toEqual([]);
+      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st'].includes(s))).toEqual([]);
+      // Nor its open-interest join (the order-flow views'), packed into `wh:oi`.
+      if (view === EQUITY_PRINTS_VIEW) continue;
+      const tag = `{p${String(p).padStart(2, '0')}}`;
+      expect((await keysMatching(redis, `${HOT}:${view}:v1:${tag}:oi:${SESSIONS[0]}*`)).length).toBeGreaterThan(1);
+      expect(await keysMatching(redis, `${WARM}:${view}:v1:${tag}:oi:${SESSIONS[0]}*`)).toEqual([]);
+      expect(left.some((k) => k.endsWith(':wh:oi'))).toBe(true);
     }
   });
 });
@@ -435,7 +441,7 @@ async function applyChunk(
 }
 
 describe('a move back to the hot tier', () => {
-  it('restores the session key for key as it was projected (rows, indexes, comprising trades)', async () => {
+  it('restores the session key for key as it was projected (rows, indexes, comprising trades, open-interest join)', async () => {
     const layout = orderFlowLayout(ORDER_FLOW_CONSOLIDATED_VIEW);
     let thawed = 0;
     for (let p = 0; p < MARKET_PARTITIONS; p++) {
@@ -445,9 +451,12 @@ describe('a move back to the hot tier', () => {
       thawed++;
     }
     expect(thawed).toBeGreaterThan(3);
-    const session = (snap: Record<string, unknown>) => Object.fromEntries(Object.entries(snap).filter(([k]) => k.includes(`:${SESSIONS[0]}:`)));
+    const session = (snap: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(snap).filter(([k]) => k.includes(`:${SESSIONS[0]}:`) || k.endsWith(`:oi:${SESSIONS[0]}`)));
     const hot = session(await snapshotView(redis, HOT, ORDER_FLOW_CONSOLIDATED_VIEW, 1));
     expect(Object.keys(hot).some((k) => k.endsWith(':ct'))).toBe(true);
+    expect(Object.keys(hot).some((k) => k.endsWith(`:oi:${SESSIONS[0]}`))).toBe(true);
+    expect(Object.keys(hot).some((k) => k.includes(`:oi:${SESSIONS[0]}:`))).toBe(true);
     expect(session(await snapshotView(redis, WARM, ORDER_FLOW_CONSOLIDATED_VIEW, 1))).toEqual(hot);
   });
 });

@@ -122,6 +122,7 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
       if (types[j] === 'hash') reads.hgetallBuffer(k);
       else if (types[j] === 'zset') reads.zrange(k, 0, -1, 'WITHSCORES');
       else if (types[j] === 'string') reads.getBuffer(k);
+      else if (types[j] === 'set') reads.smembers(k);
       else reads.echo('');
     });
     const values = (await reads.exec()) ?? [];
@@ -138,6 +139,7 @@ export async function snapshotView(redis: Redis, prefix: string, view: string, v
       else if (types[j] === 'zset') out[rel] = v;
       // Byte for byte, like hash values: a string may be binary (the dark-pool level tables).
       else if (types[j] === 'string') out[rel] = (v as Buffer | null)?.toString('latin1');
+      else if (types[j] === 'set') out[rel] = (v as string[]).sort();
       else out[rel] = `<${types[j]}>`;
     });
   }

@@ -1,5 +1,5 @@
 import { EQUITY_PRINTS_LAYOUT, type EquityPrintRow } from '../../services/views/equities/equity-prints';
-import { decodeMeta, packBlocks, unpackBlock } from '../../services/views/warm-tier';
+import { decodeMeta, packBlocks, packStateHashes, unpackBlock, unpackStateHashes } from '../../services/views/warm-tier';
 import { TableKeys, hotKeysOf, rowWrites } from '../../services/views/table';
 import { PartitionKeys } from '../../services/views/keys';
 import { equityPrintRow } from '../../projections/equities/equity-prints';
@@ -59,5 +59,21 @@ describe('warm blocks', () => {
   it('a session with no rows packs to no blocks; a layout without a warm tier refuses', () => {
     expect(packBlocks(layout, [])).toEqual([]);
     expect(() => packBlocks({ ...EQUITY_PRINTS_LAYOUT, warm: undefined }, rows)).toThrow(/no warm tier/);
+  });
+
+  it('state hashes pack to one value and come back with every field and value, fields in order', () => {
+    const hashes = new Map([
+      ['SPY___261218', ['P00500000', '12', 'C00500000', '7', 'C00495000', '0']],
+      ['AAPL__261120', ['C00200000', '31337']],
+      ['EMPTY_000000', []],
+    ]);
+    const back = unpackStateHashes(packStateHashes(hashes));
+    expect([...back.keys()]).toEqual(['AAPL__261120', 'EMPTY_000000', 'SPY___261218']);
+    expect(back.get('SPY___261218')).toEqual(['C00495000', '0', 'C00500000', '7', 'P00500000', '12']);
+    expect(back.get('AAPL__261120')).toEqual(['C00200000', '31337']);
+    expect(back.get('EMPTY_000000')).toEqual([]);
+    // The same hashes in another insertion order pack to the same bytes (a replay writes the same value).
+    const reordered = new Map([...hashes].reverse().map(([m, kv]) => [m, [...kv.slice(2), ...kv.slice(0, 2)]]));
+    expect(packStateHashes(reordered).equals(packStateHashes(hashes))).toBe(true);
   });
 });

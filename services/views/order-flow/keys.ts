@@ -13,6 +13,7 @@ import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosi
  *                                hash per contract root and expiration (the OSI's first 12
  *                                characters, spaces as '_'): small hashes stay listpack-encoded,
  *                                ~17 bytes a contract instead of ~87 in one big hash per session
+ *   oi:<D>                 set   the buckets (ROOT_YYMMDD) of session D's open-interest hashes
  *   <D>:r                  hash  rowKey -> row, MessagePack (OrderFlowPrintRow / OrderFlowConsolidatedRow; encodeRow)
  *   <D>:ct                 hash  rowKey -> comprising trades, MessagePack (consolidated view only)
  *   <D>:x:<sort>           zset  every row, ordered by a sort field (SORT_INDEXES)
@@ -84,7 +85,14 @@ export class OrderFlowKeys {
 
   /** The open-interest hash holding a contract of session D (field: openInterestField(osi)). */
   openInterest(d: string, osi: string): string {
-    return this.p.key('oi', d, osiBucket(osi));
+    return this.openInterestBucket(d, osiBucket(osi));
+  }
+  openInterestBucket(d: string, bucket: string): string {
+    return this.p.key('oi', d, bucket);
+  }
+  /** The set of session D's open-interest buckets (openInterestBucketOf), so its hashes can be found to move with it. */
+  openInterestBuckets(d: string): string {
+    return this.p.key('oi', d);
   }
   rows(d: string): string {
     return this.p.key(d, 'r');
@@ -178,7 +186,8 @@ export class SessionIndexKeys {
   }
 }
 
-function osiBucket(osi: string): string {
+/** The open-interest hash (bucket) of a contract: its root and expiration. */
+export function osiBucket(osi: string): string {
   return (osi.length === 21 ? osi.slice(0, 12) : osi).replace(/ /g, '_');
 }
 

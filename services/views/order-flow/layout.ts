@@ -1,7 +1,8 @@
 import type { TableLayout } from '../table';
 import { PREMIUM_TIERS, comboOf } from './combinations';
-import { INDEXED_SORTS, ORDER_FLOW_CONSOLIDATED_VIEW, SORT_INDEXES, type OrderFlowRow } from './keys';
+import { INDEXED_SORTS, ORDER_FLOW_CONSOLIDATED_VIEW, SORT_INDEXES, orderFlowKeys, type OrderFlowRow } from './keys';
 import { decodeRow, encodeRow } from './row-codec';
+import { comprisingWarmCodec } from './comprising-warm-codec';
 import { orderFlowWarmCodec } from './warm-codec';
 import type { WarmCodec } from '../warm-tier';
 
@@ -31,7 +32,12 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
       blockKey: (r) => r.ticker,
       codec: orderFlowWarmCodec as WarmCodec<R>,
       // The consolidated view's comprising trades (`<D>:ct`) move with their rows.
-      companions: view === ORDER_FLOW_CONSOLIDATED_VIEW ? [{ name: 'ct', hash: (k, seg) => k.p.key(seg, 'ct') }] : [],
+      companions: view === ORDER_FLOW_CONSOLIDATED_VIEW ? [{ name: 'ct', hash: (k, seg) => k.p.key(seg, 'ct'), codec: comprisingWarmCodec }] : [],
+      // The open-interest join (keys.ts `oi:<D>:*`, listed in `oi:<D>`): read only by the
+      // projection, which moves a session back before it writes to it.
+      stateHashes: [
+        { name: 'oi', registry: (k, seg) => orderFlowKeys(k.p).openInterestBuckets(seg), hash: (k, seg, b) => orderFlowKeys(k.p).openInterestBucket(seg, b) },
+      ],
     },
   };
 }

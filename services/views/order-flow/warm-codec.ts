@@ -184,29 +184,29 @@ function isGoldenSweepOf(type: unknown, side: string, premium: number): boolean 
 }
 
 /** A number as MessagePack gives it back (-0 is stored as the integer 0); anything else as is. */
-function norm<T>(v: T): T {
+export function norm<T>(v: T): T {
   return (v === 0 ? 0 : v) as T;
 }
 
 /** The integer number of cents of a value when cents / 100 is exactly that value. */
-function centsOf(v: unknown): number | undefined {
+export function centsOf(v: unknown): number | undefined {
   if (typeof v !== 'number') return undefined;
   const c = Math.round(v * 100);
   return Number.isSafeInteger(c) && Object.is(c / 100, v) ? c : undefined;
 }
 
 /** A column of small integers, or the one value they all have. */
-type IntColumn = number | number[];
-function compactInts(a: number[]): IntColumn {
+export type IntColumn = number | number[];
+export function compactInts(a: number[]): IntColumn {
   for (let i = 1; i < a.length; i++) if (a[i] !== a[0]) return a;
   return a.length ? a[0] : 0;
 }
-function intAt(c: IntColumn, i: number): number {
+export function intAt(c: IntColumn, i: number): number {
   return typeof c === 'number' ? c : c[i];
 }
 
 /** A column of values by a first-appearance dictionary: [value] when they are all one, else [dictionary, indexes]. */
-function dictColumn(values: unknown[]): unknown {
+export function dictColumn(values: unknown[]): unknown {
   let one = true;
   for (let i = 1; i < values.length && one; i++) one = values[i] === values[0];
   if (one) return values.length ? [values[0]] : [];
@@ -225,7 +225,7 @@ function dictColumn(values: unknown[]): unknown {
   return dict.length <= 1 ? dict : [dict, idx];
 }
 /** The dictionary and per-row indexes of a stored dictionary column. */
-function readDict(stored: unknown): { dict: unknown[]; idx: IntColumn } {
+export function readDict(stored: unknown): { dict: unknown[]; idx: IntColumn } {
   const s = stored as unknown[];
   return s.length === 2 && Array.isArray(s[0]) ? { dict: s[0] as unknown[], idx: s[1] as IntColumn } : { dict: s, idx: 0 };
 }
@@ -293,7 +293,7 @@ function readOsiColumn(stored: unknown): { dict: unknown[]; idx: IntColumn } {
  * byte...): values of similar magnitude share sign, exponent and leading mantissa bytes, which
  * brotli then finds as runs.
  */
-function packDoubles(xs: readonly number[]): Buffer {
+export function packDoubles(xs: readonly number[]): Buffer {
   const k = xs.length;
   const raw = Buffer.allocUnsafe(8 * k);
   for (let i = 0; i < k; i++) raw.writeDoubleLE(xs[i], 8 * i);
@@ -301,7 +301,7 @@ function packDoubles(xs: readonly number[]): Buffer {
   for (let i = 0; i < k; i++) for (let j = 0; j < 8; j++) out[j * k + i] = raw[8 * i + j];
   return out;
 }
-function unpackDoubles(b: Uint8Array): number[] {
+export function unpackDoubles(b: Uint8Array): number[] {
   const k = b.length / 8;
   const raw = Buffer.allocUnsafe(8 * k);
   for (let i = 0; i < k; i++) for (let j = 0; j < 8; j++) raw[8 * i + j] = b[j * k + i];
@@ -454,7 +454,7 @@ function sameGreeks(a: Greeks, b: Greeks): boolean {
  * Writes a canonical (lower-case, dashed) UUID's 16 bytes at `at`; false, writing nothing
  * meaningful, for any other value.
  */
-function writeUuid(id: unknown, to: Buffer, at: number): boolean {
+export function writeUuid(id: unknown, to: Buffer, at: number): boolean {
   if (typeof id !== 'string' || id.length !== 36) return false;
   let j = at;
   for (let k = 0; k < 36;) {
@@ -468,6 +468,11 @@ function writeUuid(id: unknown, to: Buffer, at: number): boolean {
     to[j++] = (hi << 4) | lo;
   }
   return true;
+}
+/** The i-th UUID (canonical form) of the hex digits of ids written by writeUuid. */
+export function uuidAt(hex: string, i: number): string {
+  const h = 32 * i;
+  return `${hex.slice(h, h + 8)}-${hex.slice(h + 8, h + 12)}-${hex.slice(h + 12, h + 16)}-${hex.slice(h + 16, h + 20)}-${hex.slice(h + 20, h + 32)}`;
 }
 function hexDigit(c: number): number {
   return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
@@ -791,8 +796,7 @@ function unpack(packed: unknown, sessionDate: string): OrderFlowRow[] {
     let id: string;
     if (has(F_ID, i)) id = get(F_ID, i) as string;
     else {
-      const h = 32 * i;
-      id = `${ids.slice(h, h + 8)}-${ids.slice(h + 8, h + 12)}-${ids.slice(h + 12, h + 16)}-${ids.slice(h + 16, h + 20)}-${ids.slice(h + 20, h + 32)}`;
+      id = uuidAt(ids, i);
     }
     const k = intAt(osis.idx, i);
     const osi = osis.dict[k];
