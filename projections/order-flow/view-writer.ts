@@ -86,6 +86,7 @@ class ChunkWriter {
   private readonly additions = new Map<string, string[]>();
   private readonly fields = new Map<string, (string | Buffer)[]>();
   private readonly members = new Map<string, Set<string>>();
+  private readonly openInterestSessions = new Set<string>();
   /** Net change of each statistics hash, by STAT_FIELDS position. */
   private readonly counters = new Map<string, number[]>();
   private readonly sessions = new Set<string>();
@@ -104,6 +105,11 @@ class ChunkWriter {
   /** HSET key field value (a row, comprising trades, an open interest). */
   set(key: string, field: string, value: string | Buffer): void {
     ChunkWriter.add(this.fields, key, field, value);
+  }
+
+  /** A session that has open interest (the `oi` zset). */
+  openInterestSession(d: string): void {
+    this.openInterestSessions.add(d);
   }
 
   /** SADD key member (an open-interest bucket), once per chunk. */
@@ -161,6 +167,7 @@ class ChunkWriter {
     for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);
     for (const [key, pairs] of this.fields) ops.push(['HSET', key, ...pairs]);
     for (const [key, members] of this.members) ops.push(['SADD', key, ...members]);
+    if (this.openInterestSessions.size) ops.push(['ZADD', this.k.openInterestSessions, ...[...this.openInterestSessions].flatMap((d) => ['0', d])]);
     for (const [key, c] of this.counters) {
       const stored = storedCounters.get(key);
       if (!stored) throw new Error(`statistics hash ${key} was not read for this chunk`);
@@ -302,6 +309,7 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
       if (stored.get(`${d}|${osi}`) === oi) continue;
       w.set(k.openInterest(d, osi), openInterestField(osi), String(oi));
       w.member(k.openInterestBuckets(d), osiBucket(osi));
+      w.openInterestSession(d);
       if (!members.length) continue;
       let r = rederive.get(d);
       if (!r) rederive.set(d, (r = new Map()));

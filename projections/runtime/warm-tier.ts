@@ -95,6 +95,8 @@ const HSCAN_COUNT = 2_000;
 /** `inner` with its older sessions moved to and from the warm tier (options: given, else read from the environment at each chunk). */
 export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, given?: WarmTierOptions): Projection {
   const mover = moverOf(spec.layout);
+  const states = 'freezeOps' in spec.layout ? [] : (spec.layout.warm?.stateHashes ?? []);
+  const stateSessionKeys = (k: TableKeys) => states.map((st) => st.sessions(k));
   // The version's hot-session count, fixed by its first chunk (hotSessionsKey), per version.
   const fixed = new Map<string, number>();
   const hotSessionsOf = async (keys: PartitionKeys, redis: Redis, want: number): Promise<number> => {
@@ -119,11 +121,11 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         if (d) lastOf.set(d, e.offset);
       }
       // The tier hash and the partition's sessions in one round trip (both small).
-      let [tier, stored, offsets] = await tierState(redis, k, w, keys);
+      let [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateSessionKeys(k));
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
         for (const d of thaw) await thawSession(redis, mover, keys, d);
-        [tier, stored, offsets] = await tierState(redis, k, w, keys);
+        [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateSessionKeys(k));
       }
       const ops = await inner.project(events, keys, redis);
       if (!events[0].topic.endsWith(spec.rowsTopic)) return ops;
@@ -133,7 +135,12 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
       const sessions = new Set(stored);
       for (const d of lastOf.keys()) sessions.add(d);
       const ordered = [...sessions].sort();
-      const old = ordered.slice(0, Math.max(0, ordered.length - (await hotSessionsOf(keys, redis, opts.hotSessions))));
+      const hot = await hotSessionsOf(keys, redis, opts.hotSessions);
+      const old = ordered.slice(0, Math.max(0, ordered.length - hot));
+      // A session with state but no rows yet (its open interest, ticks to come) moves once `hot`
+      // sessions with rows are newer: its state alone, back again when its rows arrive.
+      const oldestHot = ordered.length >= hot ? ordered[ordered.length - hot] : '';
+      for (const d of stateful) if (!sessions.has(d) && d < oldestHot) old.push(d);
       for (const d of old) {
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
         const last = offsets[lastEventField(d)];
@@ -145,11 +152,23 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
   };
 }
 
-/** The tier hash, the partition's sessions and its offsets hash (with the sessions' last events), in one round trip. */
-async function tierState(redis: Redis, k: TableKeys, w: WarmKeys, keys: PartitionKeys): Promise<[Record<string, string>, string[], Record<string, string>]> {
-  const res = (await redis.pipeline().hgetall(w.tier).zrange(k.segments, 0, -1).hgetall(keys.offsets).exec())! as [Error | null, unknown][];
+/**
+ * The tier hash, the partition's sessions, its offsets hash (with the sessions' last events) and
+ * the sessions that have state hashes (`stateKeys`), in one round trip.
+ */
+async function tierState(
+  redis: Redis,
+  k: TableKeys,
+  w: WarmKeys,
+  keys: PartitionKeys,
+  stateKeys: readonly string[],
+): Promise<[Record<string, string>, string[], Record<string, string>, string[]]> {
+  const pipe = redis.pipeline().hgetall(w.tier).zrange(k.segments, 0, -1).hgetall(keys.offsets);
+  for (const key of stateKeys) pipe.zrange(key, 0, -1);
+  const res = (await pipe.exec())! as [Error | null, unknown][];
   for (const [err] of res) if (err) throw err;
-  return [res[0][1] as Record<string, string>, res[1][1] as string[], res[2][1] as Record<string, string>];
+  const stateful = new Set(res.slice(3).flatMap(([, v]) => v as string[]));
+  return [res[0][1] as Record<string, string>, res[1][1] as string[], res[2][1] as Record<string, string>, [...stateful]];
 }
 
 /** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */

@@ -50,6 +50,12 @@ export interface WarmTier<Row> {
 
 export interface WarmStateHashes {
   name: string;
+  /**
+   * The zset of the sessions that have such hashes. A session may have them before it has rows
+   * (the open interest of a session whose ticks come later): such a session, once older than the
+   * hot ones, moves too, its state alone.
+   */
+  sessions(k: TableKeys): string;
   /** The set of the session's hashes (its members name them). */
   registry(k: TableKeys, seg: string): string;
   hash(k: TableKeys, seg: string, member: string): string;

@@ -28,7 +28,7 @@ import { WarmKeys, decodeMeta, warmField } from '../../services/views/warm-tier'
 
 const { values } = parseArgs({ options: { label: { type: 'string' } } });
 
-/** A key's family: its suffix with dates, epoch numbers, tickers and OSI symbols folded. */
+/** A key's family: its suffix with dates, epoch numbers, tickers, OSI symbols and open-interest buckets folded. */
 export function keyFamily(suffix: string): string {
   return suffix
     .split(':')
@@ -36,6 +36,7 @@ export function keyFamily(suffix: string): string {
       if (/^\d{4}-\d{2}-\d{2}$/.test(part)) return '<D>';
       if (/^\d+$/.test(part)) return '<N>';
       if (/^[A-Z]{1,6}\s+\d{6}[CP]\d{8}$/.test(part)) return '<OSI>';
+      if (/^[A-Z][A-Z._]{5}\d{6}$/.test(part)) return '<ROOT_YYMMDD>';
       if (/^[A-Z][A-Z.]{0,5}$/.test(part)) return '<T>';
       return part;
     })

@@ -119,6 +119,7 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     // The session's buckets, listed so that a warm session can pack them.
     if (!sets.has(`${tag}:oi:${e.sessionDate}`)) sets.set(`${tag}:oi:${e.sessionDate}`, new Set());
     sets.get(`${tag}:oi:${e.sessionDate}`)!.add(bucket);
+    zadd(`${tag}:oi`, e.sessionDate);
   }
   const out: Snapshot = {};
   const sorted = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));

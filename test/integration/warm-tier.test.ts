@@ -15,6 +15,7 @@ import {
   SORT_INDEXES,
   compareKeys,
   encodeSortKey,
+  orderFlowKeys,
   orderFlowLayout,
   premiumCents,
   statField,
@@ -35,7 +36,7 @@ import {
 import { readTablePage, scanTable, type TableReadOptions } from '../../api/tables/engine';
 import type { TimeWindow } from '../../api/request/time';
 import { walkApi, walkPages } from '../support/cursor-walk';
-import { snapshotView } from '../support/pipeline';
+import { snapshotView, viewContents } from '../support/pipeline';
 import { TestApi, startApi } from '../support/http';
 
 import { testConfig } from '../support/env';
@@ -458,5 +459,48 @@ describe('a move back to the hot tier', () => {
     expect(Object.keys(hot).some((k) => k.endsWith(`:oi:${SESSIONS[0]}`))).toBe(true);
     expect(Object.keys(hot).some((k) => k.includes(`:oi:${SESSIONS[0]}:`))).toBe(true);
     expect(session(await snapshotView(redis, WARM, ORDER_FLOW_CONSOLIDATED_VIEW, 1))).toEqual(hot);
+  });
+});
+
+describe('a session with open interest and no rows yet', () => {
+  const before = fixture.prints.filter((e) => e.sessionDate !== SESSIONS[0]);
+  const s0 = fixture.prints.filter((e) => e.sessionDate === SESSIONS[0]);
+  const layout = orderFlowLayout(ORDER_FLOW_PRINTS_VIEW) as TableLayout<never>;
+
+  it('moves its open-interest join alone once a newer session is hot, and nothing else', async () => {
+    const prefix = `${config.keyPrefix}:oi-only`;
+    await withTierEnv(1, () =>
+      projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+        { spec: PRINTS_SPEC, events: before },
+      ]),
+    );
+    let moved = 0;
+    for (let p = 0; p < MARKET_PARTITIONS; p++) {
+      const keys = new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p);
+      const k = orderFlowKeys(keys);
+      if (!(await redis.zrange(k.openInterestSessions, 0, -1)).includes(SESSIONS[0])) continue;
+      expect(await redis.zrange(k.sessions, 0, -1)).not.toContain(SESSIONS[0]);
+      expect(await redis.hget(new WarmKeys(keys).tier, warmField(SESSIONS[0]))).toBe('0');
+      expect(await keysMatching(redis, `${keys.key('oi', SESSIONS[0])}*`)).toEqual([]);
+      expect(await redis.exists(new WarmKeys(keys).state(SESSIONS[0], 'oi'))).toBe(1);
+      moved++;
+    }
+    expect(moved).toBeGreaterThan(3);
+  });
+
+  it('gets it back when its rows arrive: the rows join their open interest, and the view ends as if they had come in order', async () => {
+    const prefix = `${config.keyPrefix}:oi-first`;
+    await withTierEnv(1, () =>
+      projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest },
+        { spec: PRINTS_SPEC, events: [...before, ...s0] },
+      ]),
+    );
+    await settle(prefix, layout);
+    expect(await viewContents(redis, prefix, ORDER_FLOW_PRINTS_VIEW, 1)).toEqual(await viewContents(redis, WARM, ORDER_FLOW_PRINTS_VIEW, 1));
+    // The rows of that session joined a non-zero open interest somewhere (the check above would
+    // not tell a join against nothing if every value were 0).
+    expect(prints.some((r) => r.sessionDate === SESSIONS[0] && r.openInterest > 0)).toBe(true);
   });
 });

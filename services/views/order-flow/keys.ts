@@ -14,6 +14,7 @@ import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosi
  *                                characters, spaces as '_'): small hashes stay listpack-encoded,
  *                                ~17 bytes a contract instead of ~87 in one big hash per session
  *   oi:<D>                 set   the buckets (ROOT_YYMMDD) of session D's open-interest hashes
+ *   oi                     zset  (lex)  session dates that have open interest, rows or not
  *   <D>:r                  hash  rowKey -> row, MessagePack (OrderFlowPrintRow / OrderFlowConsolidatedRow; encodeRow)
  *   <D>:ct                 hash  rowKey -> comprising trades, MessagePack (consolidated view only)
  *   <D>:x:<sort>           zset  every row, ordered by a sort field (SORT_INDEXES)
@@ -90,9 +91,13 @@ export class OrderFlowKeys {
   openInterestBucket(d: string, bucket: string): string {
     return this.p.key('oi', d, bucket);
   }
-  /** The set of session D's open-interest buckets (openInterestBucketOf), so its hashes can be found to move with it. */
+  /** The set of session D's open-interest buckets (osiBucket), so its hashes can be found to move with it. */
   openInterestBuckets(d: string): string {
     return this.p.key('oi', d);
+  }
+  /** The sessions that have open interest (with or without rows yet). */
+  get openInterestSessions(): string {
+    return this.p.key('oi');
   }
   rows(d: string): string {
     return this.p.key(d, 'r');

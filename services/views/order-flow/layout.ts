@@ -36,7 +36,12 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
       // The open-interest join (keys.ts `oi:<D>:*`, listed in `oi:<D>`): read only by the
       // projection, which moves a session back before it writes to it.
       stateHashes: [
-        { name: 'oi', registry: (k, seg) => orderFlowKeys(k.p).openInterestBuckets(seg), hash: (k, seg, b) => orderFlowKeys(k.p).openInterestBucket(seg, b) },
+        {
+          name: 'oi',
+          sessions: (k) => orderFlowKeys(k.p).openInterestSessions,
+          registry: (k, seg) => orderFlowKeys(k.p).openInterestBuckets(seg),
+          hash: (k, seg, b) => orderFlowKeys(k.p).openInterestBucket(seg, b),
+        },
       ],
     },
   };
