@@ -131,12 +131,15 @@ async function tierSizes(
 ): Promise<Record<string, TierFigures> | null> {
   const layout = [orderFlowLayout(ORDER_FLOW_PRINTS_VIEW), orderFlowLayout(ORDER_FLOW_CONSOLIDATED_VIEW), EQUITY_PRINTS_LAYOUT].find((l) => l.view === view);
   if (!layout) return null;
-  const acc = { hot: { pairs: 0, dates: new Set<string>(), rows: 0, bytes: 0 }, warm: { pairs: 0, dates: new Set<string>(), rows: 0, bytes: 0 } };
+  const blank = () => ({ pairs: 0, dates: new Set<string>(), rows: 0, bytes: 0 });
+  // `stateOnly`: warm sessions without rows (the order-flow views' open interest of a session whose ticks are not in).
+  const acc = { hot: blank(), warm: blank(), stateOnly: blank() };
   for (const [pd, bytes] of bySession) {
     const [p, d] = pd.split('/');
     const keys = new PartitionKeys(prefix, view, version, Number(p));
-    const warm = (await redis.hget(new WarmKeys(keys).tier, warmField(d))) !== null;
-    const a = warm ? acc.warm : acc.hot;
+    const blocks = await redis.hget(new WarmKeys(keys).tier, warmField(d));
+    const warm = blocks !== null;
+    const a = blocks === '0' ? acc.stateOnly : warm ? acc.warm : acc.hot;
     a.pairs++;
     a.dates.add(d);
     a.bytes += bytes;
@@ -150,7 +153,7 @@ async function tierSizes(
     bytesPerRow: a.rows ? Math.round(a.bytes / a.rows) : 0,
     bytesPerSession: a.dates.size ? Math.round(a.bytes / a.dates.size) : 0,
   });
-  return { hot: fig(acc.hot), warm: fig(acc.warm) };
+  return { hot: fig(acc.hot), warm: fig(acc.warm), ...(acc.stateOnly.pairs ? { stateOnly: fig(acc.stateOnly) } : {}) };
 }
 
 if (require.main === module)
