@@ -32,6 +32,10 @@ import type { Projection, SourceEvent } from './projection';
  *   open-interest change) first moves that session back to the hot tier in a transaction of its
  *   own, guarded by the partition's offsets and tier hash, so the view's writer only ever sees hot
  *   sessions; the session freezes again once it is quiet.
+ * - **State alone**: a session that has state hashes (WarmTier.stateHashes: open interest) but no
+ *   rows yet freezes, at the end of a rows chunk, once `hotSessions` sessions with rows are newer;
+ *   its first rows thaw it. Whether it is warm at the end of a replay depends on whether its last
+ *   state event came before the rows topic's last chunk.
  *
  * Neither move changes a row, so answers are the same from either tier. The layout a replay ends
  * with depends only on the events, not on how they were cut into chunks, as long as the quiet

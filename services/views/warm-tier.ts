@@ -13,12 +13,14 @@ import type { TableKeys, TableLayout, TableSort } from './table';
  *   <seg>:wm        hash  blockId -> MessagePack [blockKey, count, mins, maxs]: per indexed sort the
  *                         least and greatest value of the block (null when a value is not a number),
  *                         so a query skips blocks it cannot match and reads the others in sort order
- *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot)
+ *   <seg>:wx:<name> hash  blockId -> a companion's values of the block's rows, packed (WarmTier.companions)
+ *   <seg>:wh:<name> string  the session's state hashes, packed as one value (WarmTier.stateHashes)
+ *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot; 0: its state alone)
  *   offsets         hash  (the applied offsets) also last:<seg> -> the rows topic's offset of the
  *                         session's last event (the quiet rule; bookkeeping, not content)
  *
- * The session stays in the view's segment set (`s`); its statistics and other companions stay as
- * they are. Warm and hot hold the same rows: moving a session between tiers changes no answer.
+ * The session stays in the view's segment set (`s`); its statistics stay as they are. Warm and hot
+ * hold the same rows: moving a session between tiers changes no answer.
  */
 
 export interface WarmCodec<Row> {
