@@ -85,7 +85,7 @@ class ChunkWriter {
   private readonly removals = new Map<string, string[]>();
   private readonly additions = new Map<string, string[]>();
   private readonly fields = new Map<string, (string | Buffer)[]>();
-  private readonly members = new Map<string, Set<string>>();
+  private readonly buckets = new Map<string, Set<string>>();
   private readonly openInterestSessions = new Set<string>();
   /** Net change of each statistics hash, by STAT_FIELDS position. */
   private readonly counters = new Map<string, number[]>();
@@ -107,16 +107,14 @@ class ChunkWriter {
     ChunkWriter.add(this.fields, key, field, value);
   }
 
-  /** A session that has open interest (the `oi` zset). */
-  openInterestSession(d: string): void {
+  /** A contract's open interest in session D, its bucket listed in `oi:<D>` and the session in `oi` (once per chunk). */
+  openInterest(d: string, osi: string, value: number): void {
+    this.set(this.k.openInterest(d, osi), openInterestField(osi), String(value));
+    const key = this.k.openInterestBuckets(d);
+    let set = this.buckets.get(key);
+    if (!set) this.buckets.set(key, (set = new Set()));
+    set.add(osiBucket(osi));
     this.openInterestSessions.add(d);
-  }
-
-  /** SADD key member (an open-interest bucket), once per chunk. */
-  member(key: string, member: string): void {
-    let set = this.members.get(key);
-    if (!set) this.members.set(key, (set = new Set()));
-    set.add(member);
   }
 
   /** Replaces `old` (null: none) by `next` in the rows, the indexes and (rows path) the counters. */
@@ -166,7 +164,7 @@ class ChunkWriter {
     for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
     for (const [key, scored] of this.additions) ops.push(['ZADD', key, ...scored]);
     for (const [key, pairs] of this.fields) ops.push(['HSET', key, ...pairs]);
-    for (const [key, members] of this.members) ops.push(['SADD', key, ...members]);
+    for (const [key, buckets] of this.buckets) ops.push(['SADD', key, ...buckets]);
     if (this.openInterestSessions.size) ops.push(['ZADD', this.k.openInterestSessions, ...[...this.openInterestSessions].flatMap((d) => ['0', d])]);
     for (const [key, c] of this.counters) {
       const stored = storedCounters.get(key);
@@ -307,9 +305,7 @@ async function projectOpenInterest(events: SourceEvent[], k: OrderFlowKeys, redi
       const [e2, members] = res[i++] as [Error | null, string[]];
       if (e2) throw e2;
       if (stored.get(`${d}|${osi}`) === oi) continue;
-      w.set(k.openInterest(d, osi), openInterestField(osi), String(oi));
-      w.member(k.openInterestBuckets(d), osiBucket(osi));
-      w.openInterestSession(d);
+      w.openInterest(d, osi, oi);
       if (!members.length) continue;
       let r = rederive.get(d);
       if (!r) rederive.set(d, (r = new Map()));

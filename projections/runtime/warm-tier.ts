@@ -124,15 +124,18 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         const d = e.value === null ? null : spec.sessionOf(e);
         if (d) lastOf.set(d, e.offset);
       }
-      // The tier hash and the partition's sessions in one round trip (both small).
-      let [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateSessionKeys(k));
+      // The tier hash and the partition's sessions in one round trip (both small); the sessions
+      // with state only where this chunk may freeze (a chunk of the rows topic).
+      const rowsChunk = events[0].topic.endsWith(spec.rowsTopic);
+      const stateKeys = rowsChunk ? stateSessionKeys(k) : [];
+      let [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateKeys);
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
         for (const d of thaw) await thawSession(redis, mover, keys, d);
-        [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateSessionKeys(k));
+        [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateKeys);
       }
       const ops = await inner.project(events, keys, redis);
-      if (!events[0].topic.endsWith(spec.rowsTopic)) return ops;
+      if (!rowsChunk) return ops;
       // Beside the applied offsets (bookkeeping, like them: not part of the view's content).
       if (lastOf.size) ops.push(['HSET', keys.offsets, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
       const end = events[events.length - 1].offset;

@@ -20,31 +20,41 @@ import { centsOf, compactInts, dictColumn, intAt, norm, packDoubles, readDict, u
 const FORM_AS_IS = 0;
 const FORM_COLUMNS = 1;
 
-// Numeric columns: integers (cents where the unit is cents) differenced from the previous value
-// when every value is exactly one, else the doubles (warm-codec.ts packDoubles).
+// Numeric columns: integers (cents where the unit is cents; times differenced from the previous
+// value) when every value is exactly one, else the doubles (warm-codec.ts packDoubles).
 const AS_DOUBLES = 0;
 const AS_INTS = 1;
-function numberColumn(xs: readonly number[], cents: boolean, delta: boolean): unknown {
+interface NumberKind {
+  /** The unit is cents (prices, premiums): x * 100 must be an exact integer. */
+  cents: boolean;
+  /** Stored as the difference from the previous value (times). */
+  delta: boolean;
+}
+const CENTS: NumberKind = { cents: true, delta: false };
+const COUNT: NumberKind = { cents: false, delta: false };
+const TIME: NumberKind = { cents: false, delta: true };
+
+function numberColumn(xs: readonly number[], kind: NumberKind): unknown {
   const out: number[] = new Array(xs.length);
   let prev = 0;
   for (let i = 0; i < xs.length; i++) {
     const v = norm(xs[i]);
-    const x = cents ? centsOf(v) : Number.isSafeInteger(v) ? v : undefined;
+    const x = kind.cents ? centsOf(v) : Number.isSafeInteger(v) ? v : undefined;
     if (x === undefined) return [AS_DOUBLES, packDoubles(xs.map(norm))];
-    out[i] = delta ? x - prev : x;
+    out[i] = kind.delta ? x - prev : x;
     prev = x;
   }
   return [AS_INTS, compactInts(out)];
 }
-function readNumberColumn(stored: unknown, n: number, cents: boolean, delta: boolean): number[] {
+function readNumberColumn(stored: unknown, n: number, kind: NumberKind): number[] {
   const [as, body] = stored as [number, unknown];
   if (as === AS_DOUBLES) return unpackDoubles(body as Uint8Array);
   const out: number[] = new Array(n);
   let prev = 0;
   for (let i = 0; i < n; i++) {
-    const x = (delta ? prev : 0) + intAt(body as IntColumn, i);
+    const x = (kind.delta ? prev : 0) + intAt(body as IntColumn, i);
     prev = x;
-    out[i] = cents ? x / 100 : x;
+    out[i] = kind.cents ? x / 100 : x;
   }
   return out;
 }
@@ -69,36 +79,30 @@ function pack(entries: readonly [string, Buffer][]): unknown {
     ids,
     numberColumn(
       trades.map((t) => t.tradeTime),
-      false,
-      true,
+      TIME,
     ),
     dictColumn(trades.map((t) => t.exchange)),
     numberColumn(
       trades.map((t) => t.optionPrice),
-      true,
-      false,
+      CENTS,
     ),
     numberColumn(
       trades.map((t) => t.size),
-      false,
-      false,
+      COUNT,
     ),
     compactInts(premiumMode),
     numberColumn(
       trades.filter((_, i) => premiumMode[i] !== FROM_PRICE).map((t) => t.premium),
-      true,
-      false,
+      CENTS,
     ),
     dictColumn(trades.map((t) => t.tradeSideCode)),
     numberColumn(
       trades.map((t) => t.bidPrice),
-      true,
-      false,
+      CENTS,
     ),
     numberColumn(
       trades.map((t) => t.askPrice),
-      true,
-      false,
+      CENTS,
     ),
   ];
   const back = unpack(packed);
@@ -120,15 +124,15 @@ function unpack(packed: unknown): [string, Buffer][] {
   const osi = readDict(osis);
   const exchange = readDict(exchanges);
   const side = readDict(sides);
-  const t = readNumberColumn(times, n, false, true);
-  const price = readNumberColumn(prices, n, true, false);
-  const size = readNumberColumn(sizes, n, false, false);
+  const t = readNumberColumn(times, n, TIME);
+  const price = readNumberColumn(prices, n, CENTS);
+  const size = readNumberColumn(sizes, n, COUNT);
   const derived = (i: number) => intAt(premiumModes as IntColumn, i) === FROM_PRICE;
   let explicit = 0;
   for (let i = 0; i < n; i++) if (!derived(i)) explicit++;
-  const premium = readNumberColumn(premiums, explicit, true, false);
-  const bid = readNumberColumn(bids, n, true, false);
-  const ask = readNumberColumn(asks, n, true, false);
+  const premium = readNumberColumn(premiums, explicit, CENTS);
+  const bid = readNumberColumn(bids, n, CENTS);
+  const ask = readNumberColumn(asks, n, CENTS);
   const out: [string, Buffer][] = [];
   let i = 0;
   let e = 0;
