@@ -21,10 +21,11 @@ import { orderFlowProjection } from './view-writer';
  * Layout of both order-flow views' stored rows. 2: fifteen greeks, dollar moneyness, vendor
  * trade types, no SINGLE rows; 3: warm sessions as blocks of the order-flow warm codec
  * (services/views/order-flow/warm-codec.ts); 4: each session lists its open-interest hashes
- * (`oi:<D>`), so a warm session keeps them packed. A view stored under an older layout is rebuilt
- * on start (ViewProjector).
+ * (`oi:<D>`), so a warm session keeps them packed; 5: statistics counters by combination (`sc`,
+ * `sc:<TICKER>` instead of `st:<TICKER>`). A view stored under an older layout is rebuilt on
+ * start (ViewProjector).
  */
-export const ORDER_FLOW_LAYOUT_FORMAT = 4;
+export const ORDER_FLOW_LAYOUT_FORMAT = 5;
 
 /**
  * The row of an event: the event itself (the chunk's own decoded copy, used once) with the

@@ -5,6 +5,7 @@ import { openInterestFlags, type OrderFlowCommon } from '../../services/domain/o
 import type { PartitionKeys } from '../../services/views/keys';
 import {
   STAT_FIELDS,
+  comboStatStem,
   decodeRow,
   encodeRow,
   openInterestField,
@@ -42,8 +43,9 @@ import { withWarmTier } from '../runtime/warm-tier';
  * same function of (rows, open interest) whatever the interleaving of the two topics. The
  * runtime serialises chunks of the two topics of one partition (atomic-apply.ts).
  *
- * Counters: every touched statistics hash gets all STAT_FIELDS, so which fields exist never
- * depends on the history, only on which hashes have rows. They are read with the chunk's other
+ * Counters: every touched statistics hash (`st`) gets all STAT_FIELDS, and a combination hash
+ * (`sc`, `sc:<TICKER>`) the fields of the combinations that have rows, so which fields exist never
+ * depends on the history, only on the rows. They are read with the chunk's other
  * reads and written back as one HSET per hash: the value read plus the chunk's net change. That
  * is as safe as the row diff above, which also rests on a read: the apply refuses a chunk if any
  * other apply of the partition landed since (atomic-apply.ts), so the values read are current.
@@ -89,6 +91,8 @@ class ChunkWriter {
   private readonly openInterestSessions = new Set<string>();
   /** Net change of each statistics hash, by STAT_FIELDS position. */
   private readonly counters = new Map<string, number[]>();
+  /** Net change of each combination statistics hash: stem -> [premium cents, rows, contracts]. */
+  private readonly comboCounters = new Map<string, Map<string, [number, number, number]>>();
   private readonly sessions = new Set<string>();
 
   constructor(private readonly k: OrderFlowKeys) {}
@@ -143,7 +147,19 @@ class ChunkWriter {
     if (at < 0) return;
     const s = this.k.indexKeys(r.sessionDate);
     this.countInto(s.stats, at, r, sign);
-    this.countInto(s.tickerStats(r.ticker), at, r, sign);
+    const stem = comboStatStem(r)!;
+    this.countCombo(s.comboStats, stem, r, sign);
+    this.countCombo(s.tickerComboStats(r.ticker), stem, r, sign);
+  }
+
+  private countCombo(key: string, stem: string, r: OrderFlowRow, sign: 1 | -1): void {
+    let m = this.comboCounters.get(key);
+    if (!m) this.comboCounters.set(key, (m = new Map()));
+    let c = m.get(stem);
+    if (!c) m.set(stem, (c = [0, 0, 0]));
+    c[0] += sign * premiumCents(r.premium);
+    c[1] += sign;
+    c[2] += sign * r.size;
   }
 
   private countInto(key: string, at: number, r: OrderFlowRow, sign: 1 | -1): void {
@@ -156,9 +172,13 @@ class ChunkWriter {
 
   /**
    * The writes. `storedCounters`: the statistics hashes' STAT_FIELDS as read for this chunk (a
-   * missing field or hash counts 0); it must hold every hash the chunk counted into.
+   * missing field or hash counts 0), `storedCombos` the combination hashes as read; each must
+   * hold every hash the chunk counted into.
    */
-  finish(storedCounters: ReadonlyMap<string, readonly (string | null)[]> = new Map()): RedisOp[] {
+  finish(
+    storedCounters: ReadonlyMap<string, readonly (string | null)[]> = new Map(),
+    storedCombos: ReadonlyMap<string, Record<string, string>> = new Map(),
+  ): RedisOp[] {
     // One command per key (applyAtomically splits a call longer than it sends at once).
     const ops: RedisOp[] = [];
     for (const [key, members] of this.removals) ops.push(['ZREM', key, ...members]);
@@ -172,6 +192,22 @@ class ChunkWriter {
       const op: RedisOp = ['HSET', key];
       STAT_FIELDS.forEach((f, i) => op.push(f, String(Number(stored[i] ?? 0) + c[i])));
       ops.push(op);
+    }
+    for (const [key, deltas] of this.comboCounters) {
+      const stored = storedCombos.get(key);
+      if (!stored) throw new Error(`statistics hash ${key} was not read for this chunk`);
+      const set: RedisOp = ['HSET', key];
+      const del: RedisOp = ['HDEL', key];
+      for (const [stem, c] of deltas) {
+        if (c[0] === 0 && c[1] === 0 && c[2] === 0) continue;
+        const fields = [`${stem}p`, `${stem}n`, `${stem}v`];
+        const now = fields.map((f, i) => Number(stored[f] ?? 0) + c[i]);
+        // A combination without rows leaves no fields behind (its sums are then zero too).
+        if (now[1] === 0) del.push(...fields.filter((f) => f in stored));
+        else fields.forEach((f, i) => set.push(f, String(now[i])));
+      }
+      if (set.length > 2) ops.push(set);
+      if (del.length > 2) ops.push(del);
     }
     for (const d of this.sessions) ops.push(['ZADD', this.k.sessions, '0', d]);
     return ops;
@@ -216,11 +252,14 @@ async function projectRows<E extends OrderFlowCommon>(
   const openInterest = queueOpenInterest(pipe, k, bySession.keys(), (d) => bySession.get(d)!.map((e) => e.osi));
   for (const [d, es] of bySession) pipe.hmgetBuffer(k.rows(d), ...es.map((e) => e.rowKey));
   const statKeys: string[] = [];
+  const comboKeys: string[] = [];
   for (const [d, es] of bySession) {
     const s = k.indexKeys(d);
-    statKeys.push(s.stats, ...new Set(es.map((e) => s.tickerStats(e.ticker))));
+    statKeys.push(s.stats);
+    comboKeys.push(s.comboStats, ...new Set(es.map((e) => s.tickerComboStats(e.ticker))));
   }
   for (const key of statKeys) pipe.hmget(key, ...STAT_FIELDS);
+  for (const key of comboKeys) pipe.hgetall(key);
   pipe.zrange(k.sessions, -1, -1); // the newest session before the chunk, for the feed (FeedGate)
   const res = (await pipe.exec())!;
   const oi = openInterest.read(res);
@@ -247,9 +286,15 @@ async function projectRows<E extends OrderFlowCommon>(
     if (err) throw err;
     storedCounters.set(key, vals);
   }
+  const storedCombos = new Map<string, Record<string, string>>();
+  for (const key of comboKeys) {
+    const [err, hash] = res[i++] as [Error | null, Record<string, string>];
+    if (err) throw err;
+    storedCombos.set(key, hash);
+  }
   const [err, newest] = res[i++] as [Error | null, string[]];
   if (err) throw err;
-  return [...w.finish(storedCounters), ...feedOps(spec, events, keys, oi, encodedOf, new FeedGate(newest[0] ?? ''))];
+  return [...w.finish(storedCounters, storedCombos), ...feedOps(spec, events, keys, oi, encodedOf, new FeedGate(newest[0] ?? ''))];
 }
 
 /**

@@ -134,8 +134,8 @@ function brute(rows: OrderFlowRow[], c: Case, field: Sortable, descending: boole
   return out;
 }
 
-function statsQuery(view: string, c: Case, onlyTickersFilter = false): OrderFlowQuery<OrderFlowRow> {
-  return { view, version: 1, sessions: c.sessions ?? SESSIONS, window: c.window, predicate: c.predicate, hints: c.hints, onlyTickersFilter };
+function statsQuery(view: string, c: Case, countersFilter = false): OrderFlowQuery<OrderFlowRow> {
+  return { view, version: 1, sessions: c.sessions ?? SESSIONS, window: c.window, predicate: c.predicate, hints: c.hints, countersFilter };
 }
 
 function query(view: string, c: Case, field: Sortable, descending: boolean, size: number): OrderFlowPageQuery<OrderFlowRow> {
@@ -372,16 +372,46 @@ describe('statistics equal brute force', () => {
     return statisticsFromCounters(m);
   }
 
-  it('counters (whole sessions, no filter or only tickers) and scans agree exactly', async () => {
+  // Filters the counters answer: tickers, contract types, trade sides, sectors, a premium floor at a tier.
+  const COUNTED: Case[] = [
+    CASES[0],
+    CASES[1],
+    { ...CASES[1], hints: { tickers: ['QQQ'] }, predicate: (r: OrderFlowRow) => r.ticker === 'QQQ', sessions: [SESSIONS[1]] },
+    {
+      name: 'puts, premium >= 100k',
+      hints: { contractTypes: ['PUT'], ranges: { PREMIUM: [100_000, null] } },
+      window: null,
+      predicate: (r) => r.contractType === 'PUT' && r.premium >= 100_000,
+    },
+    {
+      name: 'two tickers, calls at or above the ask, premium >= 500k',
+      hints: { tickers: ['SPY', 'NVDA'], contractTypes: ['CALL'], tradeSides: ['ASK', 'ABOVE_ASK'], ranges: { PREMIUM: [500_000, null] } },
+      window: null,
+      predicate: (r) =>
+        ['SPY', 'NVDA'].includes(r.ticker) && r.contractType === 'CALL' && ['ASK', 'ABOVE_ASK'].includes(r.tradeSideCode) && r.premium >= 500_000,
+    },
+    {
+      name: 'mid-market or bid, one session',
+      sessions: [SESSIONS[1]],
+      hints: { tradeSides: ['MID_MARKET', 'BID'] },
+      window: null,
+      predicate: (r) => ['MID_MARKET', 'BID'].includes(r.tradeSideCode),
+    },
+    {
+      // The fixture's sectors are off the list ('Technology', 'ETF'): no row is TECHNOLOGY.
+      name: 'a listed sector no row has, premium >= 1M',
+      hints: { sectors: ['TECHNOLOGY'], ranges: { PREMIUM: [1_000_000, null] } },
+      window: null,
+      predicate: (r) => r.sector === 'TECHNOLOGY' && r.premium >= 1_000_000,
+    },
+  ];
+
+  it('counters (whole sessions; tickers and the combination fields) and scans agree exactly', async () => {
     for (const [view, rows] of [
       [ORDER_FLOW_PRINTS_VIEW, prints],
       [ORDER_FLOW_CONSOLIDATED_VIEW, consolidated],
     ] as const) {
-      for (const c of [
-        CASES[0],
-        CASES[1],
-        { ...CASES[1], hints: { tickers: ['QQQ'] }, predicate: (r: OrderFlowRow) => r.ticker === 'QQQ', sessions: [SESSIONS[1]] },
-      ]) {
+      for (const c of COUNTED) {
         const expected = bruteStats(rows, c);
         const plans: string[] = [];
         const viaCounters = await readOrderFlowStatistics(redis, prefix, statsQuery(view, c, true), { onPlan: (p) => plans.push(p) });
@@ -392,6 +422,25 @@ describe('statistics equal brute force', () => {
         expect(viaScan).toEqual(expected);
         expect(Object.keys(viaCounters.CALL)).toEqual(['ABOVE_ASK', 'ASK', 'MID_MARKET', 'BID', 'BELOW_BID']);
       }
+      // Every case but the last (no TECHNOLOGY row) counts rows, so the sums compared are not all zero.
+      const counted = (c: Case) => Object.values(bruteStats(rows, c)).flatMap((t) => Object.values(t).map((x) => x.tradeCount));
+      expect(COUNTED.map((c) => counted(c).some((n) => n > 0))).toEqual([...COUNTED.slice(0, -1).map(() => true), false]);
+    }
+  });
+
+  it('counters decline what they cannot answer exactly: a premium floor off the tiers, a ceiling, an off-list value', async () => {
+    const declined: Case[] = [
+      { name: 'premium >= 50k', hints: { ranges: { PREMIUM: [50_000, null] } }, window: null, predicate: (r) => r.premium >= 50_000 },
+      { name: 'premium <= 100k', hints: { ranges: { PREMIUM: [null, 100_000] } }, window: null, predicate: (r) => r.premium <= 100_000 },
+      { name: 'an off-list sector', hints: { sectors: ['Technology'] }, window: null, predicate: (r) => r.sector === 'Technology' },
+      { name: 'a size range', hints: { ranges: { SIZE: [10, null] } }, window: null, predicate: (r) => r.size >= 10 },
+      { name: 'a window', hints: { tickers: ['SPY'] }, window: CASES[5].window, predicate: (r) => r.ticker === 'SPY' },
+    ];
+    for (const c of declined) {
+      const plans: string[] = [];
+      const got = await readOrderFlowStatistics(redis, prefix, statsQuery(ORDER_FLOW_PRINTS_VIEW, c, true), { onPlan: (p) => plans.push(p) });
+      expect([c.name, plans[0]]).toEqual([c.name, expect.stringMatching(/^scan /)]);
+      expect(got).toEqual(bruteStats(prints, c));
     }
   });
 

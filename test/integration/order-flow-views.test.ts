@@ -6,7 +6,7 @@ import type { Projection } from '../../projections/runtime/projection';
 import type { ViewProjector } from '../../projections/runtime/view-projector';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
 import { PartitionKeys } from '../../services/views/keys';
-import { isConsolidatedRow, type ConsolidatedTradeEvent } from '../../services/domain/order-flow';
+import { TRADE_SIDES, isConsolidatedRow, type ConsolidatedTradeEvent } from '../../services/domain/order-flow';
 import { SECTORS } from '../../services/domain/enums';
 import {
   ORDER_FLOW_CONSOLIDATED_VIEW,
@@ -63,10 +63,11 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     if (!hashes.has(key)) hashes.set(key, new Map());
     hashes.get(key)!.set(field, value);
   };
-  const hincr = (key: string, field: string, by: number) => {
-    if (!hashes.has(key)) hashes.set(key, new Map(STAT_FIELDS.map((s) => [s, '0'])));
+  // Every STAT_FIELD in a statistics hash (`st`); only the fields counted in a combination hash (`sc`).
+  const hincr = (key: string, field: string, by: number, every = true) => {
+    if (!hashes.has(key)) hashes.set(key, new Map(every ? STAT_FIELDS.map((s) => [s, '0']) : []));
     const h = hashes.get(key)!;
-    h.set(field, String(Number(h.get(field)) + by));
+    h.set(field, String(Number(h.get(field) ?? 0) + by));
   };
   const zadd = (key: string, member: string) => {
     if (!zsets.has(key)) zsets.set(key, new Set());
@@ -91,10 +92,16 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
     const tier = [0, ...PREMIUM_TIERS].filter((t) => r.premium >= t).pop()!;
     const sector = (SECTORS as readonly string[]).includes(r.sector) ? r.sector : SECTORS[SECTORS.length - 1];
     zadd(R(`${k.rows(d).slice(0, -2)}:cx:${tier}:${r.contractType}:${r.tradeSideCode}:${sector}`), byTime);
-    for (const key of [k.stats(d), k.tickerStats(d, r.ticker)]) {
-      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
-      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'n'), 1);
-      hincr(R(key), statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+    hincr(R(k.stats(d)), statField(r.contractType, r.tradeSideCode, 'p'), premiumCents(r.premium));
+    hincr(R(k.stats(d)), statField(r.contractType, r.tradeSideCode, 'n'), 1);
+    hincr(R(k.stats(d)), statField(r.contractType, r.tradeSideCode, 'v'), r.size);
+    // By combination: tier, type and side positions, the sector's in base 36 ('z' off-list).
+    const sectorAt = (SECTORS as readonly string[]).indexOf(r.sector);
+    const stem = `${[0, ...PREMIUM_TIERS].indexOf(tier)}${['CALL', 'PUT'].indexOf(r.contractType)}${TRADE_SIDES.indexOf(r.tradeSideCode)}${sectorAt < 0 ? 'z' : sectorAt.toString(36)}`;
+    for (const key of [k.comboStats(d), k.tickerComboStats(d, r.ticker)]) {
+      hincr(R(key), `${stem}p`, premiumCents(r.premium), false);
+      hincr(R(key), `${stem}n`, 1, false);
+      hincr(R(key), `${stem}v`, r.size, false);
     }
     zadd(R(k.sessions), d);
   }

@@ -131,10 +131,12 @@ describe('the move to the warm tier', () => {
       expect(older.length).toBeGreaterThan(4);
       expect([...warm.warm].sort()).toEqual(older);
       expect([...warm.hotRows].sort()).toEqual([...hot.hotRows].filter((pd) => pd.endsWith(SESSIONS[2])).sort());
-      // No index of a warm session is left behind; its statistics stay.
+      // No index of a warm session is left behind; its statistics counters (st, sc) stay.
       const p = Number(older[0].split('/')[0]);
       const left = await keysMatching(redis, `${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
-      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st'].includes(s))).toEqual([]);
+      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st', 'sc'].includes(s))).toEqual(
+        [],
+      );
       // Nor its open-interest join (the order-flow views'), packed into `wh:oi`.
       if (view === EQUITY_PRINTS_VIEW) continue;
       const tag = `{p${String(p).padStart(2, '0')}}`;
@@ -247,8 +249,8 @@ describe('order flow read from both tiers equals brute force', () => {
       }
       const q = { view: ORDER_FLOW_PRINTS_VIEW, version: 1, sessions: SESSIONS, window: c.window, predicate: c.predicate, hints: c.hints };
       expect(await readOrderFlowStatistics(redis, WARM, q, { force: 'scan' })).toEqual(statisticsFromCounters(sums));
-      if (c.name === 'everything' || c.name === 'two tickers')
-        expect(await readOrderFlowStatistics(redis, WARM, { ...q, onlyTickersFilter: true }, { force: 'counters' })).toEqual(statisticsFromCounters(sums));
+      if (['everything', 'two tickers', 'premium >= 100k'].includes(c.name))
+        expect(await readOrderFlowStatistics(redis, WARM, { ...q, countersFilter: true }, { force: 'counters' })).toEqual(statisticsFromCounters(sums));
     }
   });
 

@@ -137,9 +137,12 @@ export function tapeResponse(
 
 type TapeRequest<Row> = Omit<TableRequest<Row>, 'segments' | 'version'>;
 
-/** Whether statistics may come from the view's counters: whole sessions filtered at most by ticker. */
-function onlyTickersFilter<Row>(req: TapeRequest<Row>): boolean {
-  return !req.expression && !req.window && [...req.filter.values.keys()].every((k) => k === 'tickers');
+/** The filter keys the view's statistics counters split by (the combination's fields, and tickers). */
+const COUNTER_FILTERS = new Set(['tickers', 'contractTypes', 'tradeSideCodes', 'sectors', 'premiumRange']);
+
+/** Whether statistics may come from the view's counters: whole sessions filtered at most by COUNTER_FILTERS. */
+function countersFilter<Row>(req: TapeRequest<Row>): boolean {
+  return !req.expression && !req.window && [...req.filter.values.keys()].every((k) => COUNTER_FILTERS.has(k));
 }
 
 export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): EndpointDef {
@@ -180,7 +183,7 @@ export function orderFlowTape<Row extends OrderFlowRow>(o: TapeOptions<Row>): En
     extras: async (req, ctx) => {
       if (req.body.includeStatistics !== true || !req.firstPage) return {};
       const query = { view: o.view, version: req.version, sessions: req.segments, window: req.window, predicate: req.predicate, hints: hintsOf(req.filter) };
-      return { statistics: await readOrderFlowStatistics(ctx.redis, ctx.keyPrefix, { ...query, onlyTickersFilter: onlyTickersFilter(req) }) };
+      return { statistics: await readOrderFlowStatistics(ctx.redis, ctx.keyPrefix, { ...query, countersFilter: countersFilter(req) }) };
     },
     decorate: async (rows, req, ctx) => {
       if (!o.comprising || req.body.includeComprisingTrades !== true || req.drop.has('comprisingTrades')) return;

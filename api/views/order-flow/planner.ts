@@ -51,11 +51,12 @@ export interface OrderFlowQuery<Row> {
   predicate(row: Row): boolean;
   hints: OrderFlowHints;
   /**
-   * Set when the filter is at most a tickers filter (no filterExpression, no other filter field):
-   * `predicate` then tests nothing beyond `hints.tickers`, and statistics over whole sessions come
-   * from the precomputed counters. Leave unset when unsure (statistics then scan the rows).
+   * Set when the filter is at most tickers, contract types, trade sides, sectors and a premium
+   * range (no filterExpression, no other filter field): `predicate` then tests nothing beyond
+   * those hints, and statistics over whole sessions may come from the precomputed counters. Leave
+   * unset when unsure (statistics then scan the rows).
    */
-  onlyTickersFilter?: boolean;
+  countersFilter?: boolean;
 }
 
 /**

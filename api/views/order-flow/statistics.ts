@@ -3,10 +3,13 @@ import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { partitionOf } from '../../../services/kafka/partition';
 import { PartitionKeys } from '../../../services/views/keys';
 import {
+  addComboCounters,
+  comboFilterOf,
   orderFlowKeys,
   premiumCents,
   statField,
   statisticsFromCounters,
+  type ComboFilter,
   type OrderFlowRow,
   type OrderFlowStatistics,
 } from '../../../services/views/order-flow';
@@ -16,9 +19,12 @@ import { orderFlowTableQuery, type OrderFlowQuery } from './planner';
 
 /**
  * Exact sums per (contractType, tradeSide) of premium, rows and contracts over every matching row.
- * Whole sessions with at most a tickers filter read the projector's counters (`<D>:st`, or
- * `<D>:st:<TICKER>` in the ticker's partition); anything else scans the smallest candidate set
- * (api/tables/engine.ts scanTable). Both sum premium in integer cents, so they agree exactly.
+ * Whole sessions filtered at most by tickers, contract types, trade sides, sectors and a premium
+ * floor at a tier read the projector's counters: `<D>:st` per partition when nothing but the
+ * sessions is asked, else the combination hashes (`<D>:sc`, or `<D>:sc:<TICKER>` in each ticker's
+ * partition), which cost the same for a warm session as for a hot one. Anything else scans the
+ * smallest candidate set (api/tables/engine.ts scanTable). Both sum premium in integer cents, so
+ * they agree exactly.
  */
 export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
   redis: Redis,
@@ -27,28 +33,23 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
   opts: OrderFlowReadOptions = {},
 ): Promise<OrderFlowStatistics> {
   const h = q.hints;
-  const countersApply =
-    !q.window &&
-    q.onlyTickersFilter === true &&
-    h.osi === undefined &&
-    !h.unusualOnly &&
-    !h.contractTypes &&
-    !h.tradeSides &&
-    !h.sectors &&
-    !Object.values(h.ranges ?? {}).some((r) => r && (r[0] !== null || r[1] !== null));
+  const combos = countersFilterOf(q);
   const sums = new Map<string, number>();
   const add = (f: string, v: number) => sums.set(f, (sums.get(f) ?? 0) + v);
-  if (opts.force ? opts.force === 'counters' : countersApply) {
+  if (opts.force ? opts.force === 'counters' : combos !== null) {
+    if (!combos) throw new Error('these statistics cannot come from counters');
     opts.onPlan?.('counters');
     const keys = Array.from({ length: MARKET_PARTITIONS }, (_, p) => orderFlowKeys(new PartitionKeys(keyPrefix, q.view, q.version, p)));
     const pipe = redis.pipeline();
+    const whole = !h.tickers && isEveryCombination(combos);
     for (const d of q.sessions) {
-      if (h.tickers) for (const t of new Set(h.tickers)) pipe.hgetall(keys[partitionOf(t, MARKET_PARTITIONS)].tickerStats(d, t));
-      else for (const k of keys) pipe.hgetall(k.stats(d));
+      if (h.tickers) for (const t of new Set(h.tickers)) pipe.hgetall(keys[partitionOf(t, MARKET_PARTITIONS)].tickerComboStats(d, t));
+      else for (const k of keys) pipe.hgetall(whole ? k.stats(d) : k.comboStats(d));
     }
     for (const [err, hash] of (await pipe.exec())!) {
       if (err) throw err;
-      for (const [f, v] of Object.entries(hash as Record<string, string>)) add(f, Number(v));
+      if (whole) for (const [f, v] of Object.entries(hash as Record<string, string>)) add(f, Number(v));
+      else addComboCounters(hash as Record<string, string>, combos, add);
     }
   } else {
     await scanTable(
@@ -64,4 +65,20 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
     );
   }
   return statisticsFromCounters(sums);
+}
+
+/**
+ * The combinations to sum when the counters answer the query exactly: whole sessions, and a
+ * filter (q.countersFilter) of at most tickers and the combination's fields (comboFilterOf).
+ */
+function countersFilterOf<Row extends OrderFlowRow>(q: OrderFlowQuery<Row>): ComboFilter | null {
+  const h = q.hints;
+  if (q.window || q.countersFilter !== true || h.osi !== undefined || h.unusualOnly) return null;
+  const ranges = Object.entries(h.ranges ?? {}).filter(([, r]) => r && (r[0] !== null || r[1] !== null));
+  if (ranges.some(([field]) => field !== 'PREMIUM')) return null;
+  return comboFilterOf({ contractTypes: h.contractTypes, tradeSides: h.tradeSides, sectors: h.sectors, premium: h.ranges?.PREMIUM ?? undefined });
+}
+
+function isEveryCombination(f: ComboFilter): boolean {
+  return f.tierFrom === 0 && !f.contractTypes && !f.tradeSides && !f.sectors;
 }

@@ -27,7 +27,9 @@ import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosi
  *                                combination, by tradeTime (COMBO_DIMENSIONS): a filter on these
  *                                fields reads a union of a few such sets, holding only matches
  *   <D>:st                 hash  statistics counters of every row (statField)
- *   <D>:st:<TICKER>        hash  the same per underlying
+ *   <D>:sc                 hash  the same by combination (comboStatStem: premium tier, contract
+ *                                type, trade side, sector), only combinations that have rows
+ *   <D>:sc:<TICKER>        hash  the same per underlying (its statistics with or without filters)
  *
  * Index zsets have all scores 0 and members `<sortKey>:<rowKey>`: ZRANGE BYLEX walks
  * (sort value, rowKey) in order, so the tie-break on rowKey is exact and a cursor
@@ -126,8 +128,11 @@ export class OrderFlowKeys {
   stats(d: string): string {
     return this.p.key(d, 'st');
   }
-  tickerStats(d: string, t: string): string {
-    return this.p.key(d, 'st', t);
+  comboStats(d: string): string {
+    return this.p.key(d, 'sc');
+  }
+  tickerComboStats(d: string, t: string): string {
+    return this.p.key(d, 'sc', t);
   }
 }
 
@@ -143,6 +148,7 @@ export class SessionIndexKeys {
   readonly premiumTiers: readonly string[];
   readonly unusual: string;
   readonly stats: string;
+  readonly comboStats: string;
   private readonly tickers = new Map<string, string>();
   private readonly tickerStatKeys = new Map<string, string>();
   private readonly contracts = new Map<string, string>();
@@ -156,6 +162,7 @@ export class SessionIndexKeys {
     this.premiumTiers = PREMIUM_TIERS.map((t) => k.premiumTier(d, t));
     this.unusual = k.unusual(d);
     this.stats = k.stats(d);
+    this.comboStats = k.comboStats(d);
   }
 
   ticker(t: string): string {
@@ -166,12 +173,12 @@ export class SessionIndexKeys {
     return this.memo(this.contracts, osi, 'contract');
   }
 
-  tickerStats(t: string): string {
-    return this.memo(this.tickerStatKeys, t, 'tickerStats');
+  tickerComboStats(t: string): string {
+    return this.memo(this.tickerStatKeys, t, 'tickerComboStats');
   }
 
   // The key builder by name rather than a closure per call: this runs ~3 times per projected row.
-  private memo(m: Map<string, string>, x: string, build: 'ticker' | 'contract' | 'tickerStats'): string {
+  private memo(m: Map<string, string>, x: string, build: 'ticker' | 'contract' | 'tickerComboStats'): string {
     let key = m.get(x);
     if (key === undefined) m.set(x, (key = this.k[build](this.d, x)));
     return key;

@@ -1,4 +1,6 @@
 import { TRADE_SIDES } from '../../domain/order-flow';
+import { COMBO_DIMENSIONS, premiumTierPosition } from './combinations';
+import type { OrderFlowRow } from './keys';
 
 const CONTRACT_TYPES = ['CALL', 'PUT'] as const;
 
@@ -54,4 +56,74 @@ export function statisticsFromCounters(counters: ReadonlyMap<string, number>): O
     }
   }
   return out;
+}
+
+// --- Counters by combination --------------------------------------------------------------------
+// `<D>:sc` (a partition's session) and `<D>:sc:<TICKER>` hold the same sums split by the
+// combination index's dimensions (combinations.ts: premium tier, contract type, trade side,
+// sector), so statistics filtered on those fields (and a premium floor at a tier) come from
+// counters too, over any number of sessions, warm or hot. A field is `<stem><p|n|v>`, the stem
+// being the dimensions' positions: tier, contract type and side as one digit each, the sector in
+// base 36 ('z' for a sector outside the list). A combination's fields exist only while it has
+// rows, so the hash depends on the rows alone, not on the order they came in.
+// COMBO_DIMENSIONS' lists are part of the stored layout: changing them needs
+// ORDER_FLOW_LAYOUT_FORMAT bumped.
+
+const OFF_LIST_SECTOR = 'z';
+
+/** The counter stem of a row's combination, or null for a contract type or side outside the lists (never counted, as with STAT_FIELDS). */
+export function comboStatStem(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): string | null {
+  const D = COMBO_DIMENSIONS;
+  const ct = D.contractType.indexOf(row.contractType);
+  const side = D.tradeSide.indexOf(row.tradeSideCode);
+  if (ct < 0 || side < 0) return null;
+  const sector = D.sector.indexOf(row.sector);
+  return `${premiumTierPosition(row.premium)}${ct}${side}${sector < 0 ? OFF_LIST_SECTOR : sector.toString(36)}`;
+}
+
+/** Which combinations a filter takes: a premium floor (a tier position) and the allowed positions (absent: any, off-list included). */
+export interface ComboFilter {
+  tierFrom: number;
+  contractTypes?: ReadonlySet<string>;
+  tradeSides?: ReadonlySet<string>;
+  sectors?: ReadonlySet<string>;
+}
+
+/**
+ * The combination filter equal to these values and premium range, or null when counters cannot
+ * answer it exactly: a value outside the lists (its rows share a stem with others), a premium
+ * ceiling, or a floor that is not a tier.
+ */
+export function comboFilterOf(o: {
+  contractTypes?: readonly string[];
+  tradeSides?: readonly string[];
+  sectors?: readonly string[];
+  premium?: readonly [number | null, number | null];
+}): ComboFilter | null {
+  const D = COMBO_DIMENSIONS;
+  const [lo, hi] = o.premium ?? [null, null];
+  if (hi !== null) return null;
+  const tierFrom = lo === null ? 0 : D.tier.indexOf(lo);
+  if (tierFrom < 1 && lo !== null) return null;
+  const positions = (list: readonly string[], want: readonly string[] | undefined, radix = 10): Set<string> | undefined | null => {
+    if (!want) return undefined;
+    const at = want.map((v) => list.indexOf(v));
+    return at.some((i) => i < 0) ? null : new Set(at.map((i) => i.toString(radix)));
+  };
+  const contractTypes = positions(D.contractType, o.contractTypes);
+  const tradeSides = positions(D.tradeSide, o.tradeSides);
+  const sectors = positions(D.sector, o.sectors, 36);
+  if (contractTypes === null || tradeSides === null || sectors === null) return null;
+  return { tierFrom, contractTypes, tradeSides, sectors };
+}
+
+/** Adds a combination hash's fields that `f` takes to `add` as STAT_FIELDS (statField) sums. */
+export function addComboCounters(hash: Record<string, string>, f: ComboFilter, add: (field: string, v: number) => void): void {
+  const D = COMBO_DIMENSIONS;
+  for (const [field, value] of Object.entries(hash)) {
+    const [tier, ct, side, sector, what] = field;
+    if (Number(tier) < f.tierFrom) continue;
+    if ((f.contractTypes && !f.contractTypes.has(ct)) || (f.tradeSides && !f.tradeSides.has(side)) || (f.sectors && !f.sectors.has(sector))) continue;
+    add(statField(D.contractType[Number(ct)], D.tradeSide[Number(side)], what as 'p' | 'n' | 'v'), Number(value));
+  }
 }
