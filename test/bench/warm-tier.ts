@@ -6,11 +6,12 @@ import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../.
 import { settleWarmTier } from '../../projections/runtime/warm-tier';
 import type { Projection } from '../../projections/runtime/projection';
 import { PartitionKeys } from '../../services/views/keys';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout, type OrderFlowRow } from '../../services/views/order-flow';
-import { readOrderFlowPage, readOrderFlowStatistics, type OrderFlowHints, type OrderFlowPageQuery } from '../../api/views/order-flow';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
+import { readOrderFlowPage, readOrderFlowStatistics } from '../../api/views/order-flow';
 import { applyMicros, bytesOf, median, privateRedisServer } from '../support/bench-redis';
 import { projectInChunks } from '../support/bench-redis';
 import { orderFlowSample } from '../support/order-flow-sample';
+import { orderFlowPageCases, orderFlowStatisticsCase } from '../support/order-flow-read-cases';
 
 /**
  * The warm tier of the order-flow views, side by side with the same sessions kept hot:
@@ -149,27 +150,7 @@ async function main(): Promise<void> {
     // Reads: the same query on the oldest session (warm in `tiered`) and on it kept hot.
     const sample = data[0].prints;
     const ticker = sample[Math.floor(sample.length / 2)].ticker;
-    const q = (
-      sessions: string[],
-      hints: OrderFlowHints,
-      predicate: (r: OrderFlowRow) => boolean,
-      field: 'TRADE_TIME' | 'PREMIUM',
-    ): OrderFlowPageQuery<OrderFlowRow> => ({
-      view: ORDER_FLOW_PRINTS_VIEW,
-      version: 1,
-      sessions,
-      window: null,
-      predicate,
-      hints,
-      sort: { field, descending: true, value: (r) => (field === 'PREMIUM' ? r.premium : r.tradeTime) },
-      after: null,
-      size: 50,
-    });
-    const cases = {
-      'one ticker, newest 50': q([DATES[0]], { tickers: [ticker] }, (r) => r.ticker === ticker, 'TRADE_TIME'),
-      'premium >= $1M by premium, 50': q([DATES[0]], { ranges: { PREMIUM: [1_000_000, null] } }, (r) => r.premium >= 1_000_000, 'PREMIUM'),
-      'every row, newest 50': q([DATES[0]], {}, () => true, 'TRADE_TIME'),
-    };
+    const cases = orderFlowPageCases(DATES[0], ticker);
     const latency: Record<string, unknown> = {};
     for (const [name, query] of Object.entries(cases)) {
       const cold = process.hrtime.bigint();
@@ -181,12 +162,13 @@ async function main(): Promise<void> {
       };
     }
     // An aggregation over every session: statistics of puts of $100k or more, by scan.
-    const stats = {
-      ...q(DATES, { contractTypes: ['PUT'], ranges: { PREMIUM: [100_000, null] } }, (r) => r.contractType === 'PUT' && r.premium >= 100_000, 'TRADE_TIME'),
-    };
+    const stats = orderFlowStatisticsCase(DATES);
     latency[`statistics over ${SESSIONS} sessions (puts, premium >= $100k)`] = {
       tieredMicros: await median(10, () => readOrderFlowStatistics(redis, 'tiered', stats)),
       hotMicros: await median(10, () => readOrderFlowStatistics(redis, 'hot', stats)),
+      // The same from the combination counters (`sc`), as the tape answers such a filter.
+      tieredCountersMicros: await median(10, () => readOrderFlowStatistics(redis, 'tiered', { ...stats, countersFilter: true })),
+      hotCountersMicros: await median(10, () => readOrderFlowStatistics(redis, 'hot', { ...stats, countersFilter: true })),
     };
     results.latency = latency;
     console.log(JSON.stringify(latency, null, 2));

@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type Redis from 'ioredis';
+import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
+import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
+import { settleWarmTier } from '../../projections/runtime/warm-tier';
+import type { Projection } from '../../projections/runtime/projection';
+import { PartitionKeys } from '../../services/views/keys';
+import { isConsolidatedRow, type ConsolidatedTradeEvent, type EnrichedPrintEvent } from '../../services/domain/order-flow';
+import { SimulatedMarket } from '../../ingest/simulator/session';
+import { PROFILES } from '../../ingest/simulator/profiles';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
+import { readOrderFlowPage, readOrderFlowStatistics } from '../../api/views/order-flow';
+import { applyMicros, bytesOf, median, privateRedisServer, projectInChunks, usedMemory } from '../support/bench-redis';
+import { SampleFold, sampleOpenInterest, sampleSymbols } from '../support/order-flow-sample';
+import { orderFlowPageCases, orderFlowStatisticsCase } from '../support/order-flow-read-cases';
+
+/**
+ * The order-flow tiers at the `full` scale (issue 35, item 4):
+ * `npx tsx test/bench/warm-tier-full.ts [--sessions 3] [--every 1] [--limit N]`.
+ *
+ * Starts its own redis-server and streams `--sessions` consecutive sessions of the `full` market
+ * (every symbol, or every `--every`-th; at most `--limit` prints a session) through the
+ * processor's own fold, projecting both order-flow views with the projections' own code and the
+ * runtime's atomic apply. Each session is projected hot, its MEMORY USAGE taken per view, then
+ * moved to the warm tier on its own (settleWarmTier: the projection's own move, one transaction
+ * per partition), timed, and measured again; the newest session stays hot. Only one session is
+ * hot at a time: five hot `full` sessions (~10 GB each) do not fit this machine's 24 GB. Then the
+ * same reads on the newest warm session and on the hot one, and statistics over every session.
+ * Results: test/bench/results/warm-tier-full[-NAME].json (`--label NAME`).
+ */
+
+const arg = (name: string, d: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+};
+const labelAt = process.argv.indexOf('--label');
+const LABEL = labelAt > 0 ? `-${process.argv[labelAt + 1]}` : '';
+const SESSIONS = arg('sessions', 3);
+const EVERY = arg('every', 1);
+const LIMIT = arg('limit', Infinity);
+/** Events projected per call (about 500 a partition, the projector's chunk). */
+const BATCH = 500 * MARKET_PARTITIONS;
+const DATES = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-07', '2024-05-08'].slice(0, SESSIONS);
+const OI = topicFor('open-interest')!.name;
+const VIEWS: [string, Projection][] = [
+  [ORDER_FLOW_PRINTS_VIEW, orderFlowPrintsProjection],
+  [ORDER_FLOW_CONSOLIDATED_VIEW, orderFlowConsolidatedProjection],
+];
+
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const mib = (b: number) => Number((b / 2 ** 20).toFixed(1));
+
+/** Streams a session's prints into both views; the work per view (CPU and Redis EXEC seconds). */
+async function projectSession(redis: Redis, fold: SampleFold, market: SimulatedMarket, date: string, symbols: Set<string>) {
+  const openInterest = sampleOpenInterest(market, date, symbols);
+  for (const [, projection] of VIEWS) await projectInChunks(redis, projection, OI, openInterest);
+  const cost = { folds: 0, prints: { cpu: 0, redis: 0 }, consolidated: { cpu: 0, redis: 0 } };
+  let prints: EnrichedPrintEvent[] = [];
+  // The consolidated view gets each group's latest version per batch, as the projector's
+  // coalescing would: a group's versions within one chunk end in its last.
+  let consolidated = new Map<string, ConsolidatedTradeEvent>();
+  let rows = 0;
+  const consolidatedRows = new Set<string>();
+  const perTicker = new Map<string, number>();
+  const flush = async () => {
+    for (const [name, events] of [
+      ['prints', prints],
+      ['consolidated', [...consolidated.values()]],
+    ] as const) {
+      const [c0, r0] = [cpu(), await applyMicros(redis)];
+      const projection = name === 'prints' ? orderFlowPrintsProjection : orderFlowConsolidatedProjection;
+      await projectInChunks(redis, projection, projection.topics[0].name, events);
+      cost[name].cpu += cpu() - c0;
+      cost[name].redis += ((await applyMicros(redis)) - r0) / 1e6;
+    }
+    prints = [];
+    consolidated = new Map();
+  };
+  const c0 = cpu();
+  for (const out of fold.session(date, symbols, LIMIT)) {
+    prints.push(out.enriched);
+    perTicker.set(out.enriched.ticker, (perTicker.get(out.enriched.ticker) ?? 0) + 1);
+    rows++;
+    if (isConsolidatedRow(out.consolidated.tradeConsolidationType)) {
+      consolidated.set(out.consolidated.rowKey, out.consolidated);
+      consolidatedRows.add(out.consolidated.rowKey);
+    }
+    if (prints.length >= BATCH) {
+      await flush();
+      if (rows % 500_000 < BATCH) console.log(`${date}: ${rows} prints`, new Date().toISOString());
+    }
+  }
+  await flush();
+  // What is left of this process's CPU is the simulator's and the processor's fold.
+  cost.folds = cpu() - c0 - cost.prints.cpu - cost.consolidated.cpu;
+  // Tickers by prints, busiest first (the reads take the busiest and a middling one).
+  const tickers = [...perTicker].sort((a, b) => b[1] - a[1]);
+  return { rows, consolidatedRows: consolidatedRows.size, contracts: openInterest.length, tickers: tickers.length, cost, tickersByPrints: tickers };
+}
+
+/** Moves every session of a view but the newest `hot` to the warm tier; wall seconds of the longest partition's move (its transaction). */
+async function moveOlder(redis: Redis, view: string, hot: number) {
+  const [t0, c0, r0] = [process.hrtime.bigint(), cpu(), await applyMicros(redis)];
+  let longest = 0;
+  for (let p = 0; p < MARKET_PARTITIONS; p++) {
+    const t = process.hrtime.bigint();
+    await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('mdq', view, 1, p), hot);
+    longest = Math.max(longest, Number(process.hrtime.bigint() - t) / 1e9);
+  }
+  return {
+    seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+    cpu: cpu() - c0,
+    redis: ((await applyMicros(redis)) - r0) / 1e6,
+    longestPartitionSeconds: longest,
+  };
+}
+
+async function main(): Promise<void> {
+  const { redis, server } = await privateRedisServer();
+  try {
+    const market = new SimulatedMarket(42, PROFILES.full);
+    const symbols = sampleSymbols(market, EVERY);
+    const fold = new SampleFold(market);
+    const sessions: Record<string, unknown>[] = [];
+    let busiest: [string, number][] = [];
+    for (const [i, date] of DATES.entries()) {
+      const t0 = process.hrtime.bigint();
+      const { tickersByPrints, ...projected } = await projectSession(redis, fold, market, date, symbols);
+      busiest = tickersByPrints;
+      const entry: Record<string, unknown> = { date, ...projected, projectSeconds: Number(process.hrtime.bigint() - t0) / 1e9 };
+      const rowsOf = (view: string) => (view === ORDER_FLOW_PRINTS_VIEW ? projected.rows : projected.consolidatedRows);
+      for (const [view] of VIEWS) {
+        const hotBytes = await bytesOf(redis, `mdq:${view}:v1:*:${date}:*`);
+        entry[view] = { hotMiB: mib(hotBytes), hotBytesPerRow: Math.round(hotBytes / rowsOf(view)) };
+      }
+      entry.usedMemoryMiBHot = mib(await usedMemory(redis));
+      if (i < DATES.length - 1) {
+        for (const [view] of VIEWS) {
+          const move = await moveOlder(redis, view, 0);
+          const warmBytes = await bytesOf(redis, `mdq:${view}:v1:*:${date}:*`);
+          const v = entry[view] as Record<string, unknown>;
+          Object.assign(v, {
+            warmMiB: mib(warmBytes),
+            warmBytesPerRow: Math.round(warmBytes / rowsOf(view)),
+            move: {
+              ...move,
+              cpuMicrosPerRow: Number(((move.cpu / rowsOf(view)) * 1e6).toFixed(1)),
+              redisMicrosPerRow: Number(((move.redis / rowsOf(view)) * 1e6).toFixed(1)),
+            },
+            projection: view === ORDER_FLOW_PRINTS_VIEW ? projected.cost.prints : projected.cost.consolidated,
+          });
+        }
+        entry.usedMemoryMiBWarm = mib(await usedMemory(redis));
+      }
+      sessions.push(entry);
+      console.log(JSON.stringify(entry));
+    }
+
+    // Reads: the newest warm session against the hot one (another session of the same market).
+    const warm = DATES[DATES.length - 2];
+    const hot = DATES[DATES.length - 1];
+    const latency: Record<string, unknown> = {};
+    // The busiest ticker of the hot session and a middling one (prints in that session).
+    for (const [ticker, prints] of [busiest[0], busiest[Math.floor(busiest.length / 2)]]) {
+      for (const [name, warmQuery] of Object.entries(orderFlowPageCases(warm, ticker))) {
+        if (ticker !== busiest[0][0] && name !== 'one ticker, newest 50') continue;
+        const hotQuery = orderFlowPageCases(hot, ticker)[name];
+        const cold = process.hrtime.bigint();
+        const first = await readOrderFlowPage(redis, 'mdq', warmQuery);
+        latency[name.replace('one ticker', `${ticker} (${prints} prints)`)] = {
+          rows: first.rows.length,
+          warmFirstReadMicros: Math.round(Number(process.hrtime.bigint() - cold) / 1e3),
+          warmMicros: await median(15, () => readOrderFlowPage(redis, 'mdq', warmQuery)),
+          hotMicros: await median(15, () => readOrderFlowPage(redis, 'mdq', hotQuery)),
+        };
+      }
+    }
+    latency['statistics (puts, premium >= $100k)'] = {
+      warmSessions: DATES.length - 1,
+      warmMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', orderFlowStatisticsCase(DATES.slice(0, -1)))),
+      hotSessionMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', orderFlowStatisticsCase([hot]))),
+      // The same from the combination counters (`sc`), as the tape answers such a filter.
+      warmCountersMicros: await median(3, () =>
+        readOrderFlowStatistics(redis, 'mdq', { ...orderFlowStatisticsCase(DATES.slice(0, -1)), countersFilter: true }),
+      ),
+      hotCountersMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', { ...orderFlowStatisticsCase([hot]), countersFilter: true })),
+    };
+    console.log(JSON.stringify(latency, null, 2));
+    const results = { sessions, every: EVERY, limit: LIMIT === Infinity ? null : LIMIT, latency };
+    fs.writeFileSync(path.join(__dirname, 'results', `warm-tier-full${LABEL}.json`), JSON.stringify(results, null, 2) + '\n');
+  } finally {
+    redis.disconnect();
+    server.kill('SIGTERM');
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
