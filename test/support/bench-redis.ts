@@ -14,10 +14,30 @@ import { eventsByPartition } from './order-flow-sample';
  * runtime's atomic apply in chunks of 500.
  */
 
+/**
+ * The private servers still running: stopped when this process exits or is interrupted, so that a
+ * benchmark stopped halfway does not leave a server holding gigabytes behind.
+ */
+const running = new Set<ChildProcess>();
+let cleanupInstalled = false;
+function stopOnExit(server: ChildProcess): void {
+  running.add(server);
+  server.once('exit', () => running.delete(server));
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.once('exit', () => running.forEach((s) => s.kill('SIGTERM')));
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      running.forEach((s) => s.kill('SIGTERM'));
+      process.exit(130);
+    });
+}
+
 /** A redis-server of its own (no persistence) on a free port, and a client once it answers. */
 export async function privateRedisServer(): Promise<{ redis: Redis; server: ChildProcess }> {
   const port = await freePort();
   const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  stopOnExit(server);
   // ioredis reconnects on its own while the server starts and queues the PING until then (a loop
   // of connect() calls failed with "already connecting" under load and leaked the server).
   const redis = new Redis({ port });
