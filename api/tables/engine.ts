@@ -114,8 +114,8 @@ export function upperBoundInclusive(v: number | null | undefined): string {
 export class TablePlan<Row> {
   readonly keys: TableKeys[];
   readonly parts: number[];
-  /** (partition, segment) pairs held by the warm tier, as `<p>/<seg>` (loadTiers); the hot families leave them out. */
-  readonly warm = new Set<string>();
+  /** (partition, segment) pairs held by the warm tier, as `<p>/<seg>`, with their tier field (loadTiers); the hot families leave them out. */
+  readonly warm = new Map<string, string>();
 
   constructor(
     readonly redis: Redis,
@@ -139,7 +139,7 @@ export class TablePlan<Row> {
     res.forEach(([err, vals], p) => {
       if (err) throw err;
       (vals as (string | null)[]).forEach((v, i) => {
-        if (v !== null) this.warm.add(`${p}/${segs[i]}`);
+        if (v !== null) this.warm.set(`${p}/${segs[i]}`, v);
       });
     });
   }

@@ -4,7 +4,16 @@ import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
 import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import type { TableLayout } from '../../services/views/table';
-import { WARM_BLOCK_ROWS, WarmKeys, blocksHolding, decodeMeta, unpackBlock, unpackCompanion, type BlockMeta } from '../../services/views/warm-tier';
+import {
+  WARM_BLOCK_ROWS,
+  WarmKeys,
+  blocksHolding,
+  decodeMeta,
+  isWarmMetaStamp,
+  unpackBlock,
+  unpackCompanion,
+  type BlockMeta,
+} from '../../services/views/warm-tier';
 import type { TablePlan, TableSortSpec } from './engine';
 import { FirstRows } from './first-rows';
 
@@ -49,15 +58,51 @@ interface Keyed<Row> {
   seg: string;
 }
 
+/** A warm session's block metadata of one partition, decoded, and by block key. */
+interface SessionMetas {
+  all: BlockMeta[];
+  byKey: Map<string, BlockMeta[]>;
+}
+
+/**
+ * Decoded block metadata of warm (partition, session) pairs, by their tier field (warmTierValue),
+ * which changes whenever the session's blocks do: a warm session is read by every query over it,
+ * and a `full` session has tens of thousands of blocks. Bounded by the number of blocks.
+ */
+const metas = new LRUCache<string, SessionMetas>({ maxSize: 400_000, sizeCalculation: (m) => Math.max(1, m.all.length) });
+
+function sessionMetas(hash: Record<string, Buffer>): SessionMetas {
+  const all = Object.entries(hash).map(([id, stored]) => decodeMeta(id, stored));
+  const byKey = new Map<string, BlockMeta[]>();
+  for (const m of all) {
+    const list = byKey.get(m.blockKey);
+    if (list) list.push(m);
+    else byKey.set(m.blockKey, [m]);
+  }
+  return { all, byKey };
+}
+
 /** The warm pairs' block metadata, filtered by the query's bounds. */
 async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
-  const pairs = [...pl.warm].map((id) => {
+  const pairs = [...pl.warm].map(([id, tier]) => {
     const at = id.indexOf('/');
-    return { p: Number(id.slice(0, at)), seg: id.slice(at + 1) };
+    const p = Number(id.slice(0, at));
+    const seg = id.slice(at + 1);
+    const cacheKey = isWarmMetaStamp(tier) ? `${pl.keys[p].p.key(seg)}\n${tier}` : null;
+    return { p, seg, cacheKey, metas: cacheKey === null ? undefined : metas.get(cacheKey) };
   });
-  const pipe = pl.redis.pipeline();
-  for (const { p, seg } of pairs) pipe.hgetallBuffer(new WarmKeys(pl.keys[p].p).meta(seg));
-  const res = (await pipe.exec())!;
+  const missing = pairs.filter((x) => x.metas === undefined);
+  if (missing.length) {
+    const pipe = pl.redis.pipeline();
+    for (const { p, seg } of missing) pipe.hgetallBuffer(new WarmKeys(pl.keys[p].p).meta(seg));
+    const res = (await pipe.exec())!;
+    res.forEach(([err, hash], n) => {
+      if (err) throw err;
+      const x = missing[n];
+      x.metas = sessionMetas(hash as Record<string, Buffer>);
+      if (x.cacheKey !== null) metas.set(x.cacheKey, x.metas);
+    });
+  }
   const sorts = pl.q.layout.sorts;
   const b = pl.q.warmBounds;
   const keys = b?.blockKeys ? new Set(b.blockKeys) : null;
@@ -71,16 +116,14 @@ async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
     if (i >= 0 && r) bounds.push([i, r[0], r[1]]);
   }
   const out: Block[] = [];
-  res.forEach(([err, hash], n) => {
-    if (err) throw err;
-    for (const [id, stored] of Object.entries(hash as Record<string, Buffer>)) {
-      const meta = decodeMeta(id, stored);
-      if (keys && !keys.has(meta.blockKey)) continue;
+  for (const { p, seg, metas: m } of pairs) {
+    const listed = keys ? [...keys].flatMap((k) => m!.byKey.get(k) ?? []) : m!.all;
+    for (const meta of listed) {
       // A bound is inclusive; the window's end is exclusive, which only makes the test looser.
       const outside = bounds.some(([i, lo, hi]) => meta.min[i] !== null && ((lo !== null && meta.max[i]! < lo) || (hi !== null && meta.min[i]! > hi)));
-      if (!outside) out.push({ p: pairs[n].p, seg: pairs[n].seg, meta });
+      if (!outside) out.push({ p, seg, meta });
     }
-  });
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@ import {
   unpackCompanion,
   unpackStateHashes,
   warmField,
+  warmTierValue,
   type WarmStateHashes,
 } from '../../services/views/warm-tier';
 import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
@@ -208,7 +209,7 @@ export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, key
     if (packed.length) ops.push(['HSET', w.companion(d, c.name), ...packed]);
   }
   for (const st of layout.warm?.stateHashes ?? []) ops.push(...(await freezeStateOps(redis, st, k, w, d)));
-  ops.push(['HSET', w.tier, warmField(d), String(blocks.length)]);
+  ops.push(['HSET', w.tier, warmField(d), warmTierValue(blocks)]);
   return ops;
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { Packr } from 'msgpackr';
 import type { PartitionKeys } from './keys';
@@ -134,6 +135,24 @@ export function hotSessionsKey(prefix: string, view: string, version: number): s
 }
 
 export const warmField = (seg: string): string => `w:${seg}`;
+
+/**
+ * A warm session's tier field: its block count and a digest of its blocks' ids and metadata.
+ * Readers key their cache of decoded metadata by it (api/tables/warm-reader.ts): a session moved
+ * back and frozen again with other rows gets another value, and the same rows give the same
+ * value (packBlocks is deterministic), so a rebuild writes what the projection wrote.
+ */
+export function warmTierValue(blocks: readonly Pick<PackedBlock, 'id' | 'meta'>[]): string {
+  if (!blocks.length) return '0';
+  const h = createHash('sha1');
+  for (const b of blocks) h.update(b.id).update('\0').update(b.meta);
+  return `${blocks.length}:${h.digest('base64url').slice(0, 16)}`;
+}
+
+/** Whether a tier field names its blocks' metadata (warmTierValue), so that it may key a cache; not one written before the digest. */
+export function isWarmMetaStamp(value: string): boolean {
+  return value.includes(':');
+}
 export const lastEventField = (seg: string): string => `last:${seg}`;
 
 const PACKR = new Packr({ useRecords: false });

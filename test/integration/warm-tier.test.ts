@@ -506,3 +506,50 @@ describe('a session with open interest and no rows yet', () => {
     expect(prints.some((r) => r.sessionDate === SESSIONS[0] && r.openInterest > 0)).toBe(true);
   });
 });
+
+// --- last: it adds a row to the warm view's oldest session, which the tests above compare --------------
+
+describe('a warm session frozen again', () => {
+  it('frozen again with a new row, it reads anew: the readers key decoded metadata by the tier field, which changes', async () => {
+    const late = fixture.prints.find((e) => e.sessionDate === SESSIONS[0])!;
+    const p = partitionOfTicker(late.ticker);
+    const keys = new PartitionKeys(WARM, ORDER_FLOW_PRINTS_VIEW, 1, p);
+    const tierKey = new WarmKeys(keys).tier;
+    const c = { ...CASES[1], hints: { tickers: [late.ticker] }, predicate: (r: OrderFlowRow) => r.ticker === late.ticker };
+    const one = { ...query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 500), sessions: [SESSIONS[0]] };
+    // A premium no row of the session reaches: its blocks' metadata rule them out.
+    const big = {
+      ...one,
+      hints: { tickers: [late.ticker], ranges: { PREMIUM: [5e8, null] } },
+      predicate: (r: OrderFlowRow) => r.ticker === late.ticker && r.premium >= 5e8,
+    } as typeof one;
+    const before = keysOf((await readOrderFlowPage(redis, WARM, one)).rows); // decodes and caches the metadata
+    expect(keysOf((await readOrderFlowPage(redis, WARM, big)).rows)).toEqual([]);
+    const stampBefore = await redis.hget(tierKey, warmField(SESSIONS[0]));
+    expect(stampBefore).toMatch(/^\d+:/);
+    // A new print of that ticker and session (a new rowKey), then a chunk of the newest session.
+    const applied = Number(await redis.hget(keys.offsets, PRINTS_SPEC.name));
+    const added = {
+      ...late,
+      rowKey: `${late.rowKey.slice(0, 2)}zzzzzzzz`,
+      id: 'f0000000-0000-4000-8000-000000000001',
+      tradeTime: late.tradeTime + 1,
+      premium: 987_654_321,
+    };
+    const newest = fixture.prints.find((e) => e.sessionDate === SESSIONS[2] && partitionOfTicker(e.ticker) === p)!;
+    await withTierEnv(1, () =>
+      applyChunk(orderFlowPrintsProjection, keys, [{ topic: PRINTS_SPEC.name, partition: p, offset: applied + 1, key: late.ticker, value: added as never }]),
+    );
+    await withTierEnv(1, () =>
+      applyChunk(orderFlowPrintsProjection, keys, [{ topic: PRINTS_SPEC.name, partition: p, offset: applied + 2, key: newest.ticker, value: newest as never }]),
+    );
+    const stampAfter = await redis.hget(tierKey, warmField(SESSIONS[0]));
+    expect(stampAfter).toMatch(/^\d+:/);
+    expect(stampAfter).not.toEqual(stampBefore);
+    const after = keysOf((await readOrderFlowPage(redis, WARM, one)).rows);
+    expect(before.length).toBeLessThan(500); // the page holds the ticker's whole session
+    expect([...after].sort()).toEqual([...before, added.rowKey].sort());
+    // Read with the metadata cached before, the block would still be ruled out.
+    expect(keysOf((await readOrderFlowPage(redis, WARM, big)).rows)).toEqual([added.rowKey]);
+  });
+});
