@@ -23,25 +23,27 @@ import type { Projection, SourceEvent } from './projection';
  * once and restart-safe like any other write. What a session becomes is the view's SessionMover's
  * (a table view's blocks, services/views/warm-tier.ts; the flow-aggregates cube's groups); when:
  *
- * - **Freeze** (hot -> warm): at the end of a chunk of the rows topic, a hot session of the
- *   partition that is older than its newest `hotSessions`, that the chunk does not write to and
- *   whose last event lies at least `quietMessages` offsets back is packed into blocks, and its
- *   rows and indexes are unlinked, in the same compare-and-apply transaction as the chunk. The
- *   quiet rule keeps a session that is still being written (a backfill arriving newest first)
- *   hot until it is complete, instead of moving it back and forth every chunk.
+ * - **Freeze** (hot -> warm): at the end of a chunk of the rows topic (or, in a view with state
+ *   hashes, of a state topic), a hot session of the partition that is older than its newest
+ *   `hotSessions` (sessions with rows or state: a new session's open interest, arriving before
+ *   the open, makes the oldest hot one old before the session's first print, so its move does not
+ *   delay the opening prints), that the chunk does not write to and whose last row lies at least
+ *   `quietMessages` offsets of the rows topic back, is packed into blocks, and its rows and
+ *   indexes are unlinked, in the same compare-and-apply transaction as the chunk. The quiet rule
+ *   keeps a session that is still being written (a backfill arriving newest first) hot until it
+ *   is complete, instead of moving it back and forth every chunk.
  * - **Thaw** (warm -> hot): a chunk that writes to a warm session (late data, a redelivery, an
  *   open-interest change) first moves that session back to the hot tier in a transaction of its
  *   own, guarded by the partition's offsets and tier hash, so the view's writer only ever sees hot
  *   sessions; the session freezes again once it is quiet.
  * - **State alone**: a session that has state hashes (WarmTier.stateHashes: open interest) but no
- *   rows yet freezes, at the end of a rows chunk, once `hotSessions` sessions with rows are newer;
- *   its first rows thaw it. Whether it is warm at the end of a replay depends on whether its last
- *   state event came before the rows topic's last chunk.
+ *   rows yet freezes its state alone once it is old by the same rule; its first rows thaw it.
  *
  * Neither move changes a row, so answers are the same from either tier. The layout a replay ends
  * with depends only on the events, not on how they were cut into chunks, as long as the quiet
  * offsets are at least the chunk size: a session the last chunk wrote to is then never quiet at its
- * end, whichever chunk its last event fell in.
+ * end, whichever chunk its last event fell in, and the last chunk of either topic sees every
+ * session and the rows topic's end.
  */
 
 export interface WarmTierOptions {
@@ -125,10 +127,10 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         const d = e.value === null ? null : spec.sessionOf(e);
         if (d) lastOf.set(d, e.offset);
       }
-      // The tier hash and the partition's sessions in one round trip (both small); the sessions
-      // with state only where this chunk may freeze (a chunk of the rows topic).
+      // The tier hash and the partition's sessions in one round trip (both small), with the
+      // sessions that have state (open interest), which count as sessions too.
       const rowsChunk = events[0].topic.endsWith(spec.rowsTopic);
-      const stateKeys = rowsChunk ? stateSessionKeys(k) : [];
+      const stateKeys = stateSessionKeys(k);
       let [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateKeys);
       const thaw = [...lastOf.keys()].filter((d) => tier[warmField(d)] !== undefined);
       if (thaw.length) {
@@ -136,28 +138,34 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
         [tier, stored, offsets, stateful] = await tierState(redis, k, w, keys, stateKeys);
       }
       const ops = await inner.project(events, keys, redis);
-      if (!rowsChunk) return ops;
+      // Only a rows chunk moves sessions, or a state chunk where the view has state: a new
+      // session's open interest arrives before the open, so the move of the session it makes
+      // old falls before the session's first print rather than on it.
+      if (!rowsChunk && !states.length) return ops;
       // Beside the applied offsets (bookkeeping, like them: not part of the view's content).
-      if (lastOf.size) ops.push(['HSET', keys.offsets, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
-      const end = events[events.length - 1].offset;
-      const sessions = new Set(stored);
-      for (const d of lastOf.keys()) sessions.add(d);
+      if (rowsChunk && lastOf.size) ops.push(['HSET', keys.offsets, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
+      // How far the rows topic is: this chunk's end, or (a state chunk) what is applied of it.
+      const rowsAt = rowsChunk ? events[events.length - 1].offset : appliedOffset(offsets, spec.rowsTopic);
+      // Every session with rows or state, the newest `hot` kept hot; a state session without
+      // rows yet moves its state alone, back again when its rows arrive.
+      const sessions = new Set([...stored, ...stateful, ...lastOf.keys()]);
       const ordered = [...sessions].sort();
       const hot = await hotSessionsOf(keys, redis, opts.hotSessions);
-      const old = ordered.slice(0, Math.max(0, ordered.length - hot));
-      // A session with state but no rows yet (its open interest, ticks to come) moves once `hot`
-      // sessions with rows are newer: its state alone, back again when its rows arrive.
-      const oldestHot = ordered.length >= hot ? ordered[ordered.length - hot] : '';
-      for (const d of stateful) if (!sessions.has(d) && d < oldestHot) old.push(d);
-      for (const d of old) {
+      for (const d of ordered.slice(0, Math.max(0, ordered.length - hot))) {
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
         const last = offsets[lastEventField(d)];
-        if (last !== undefined && end - Number(last) < opts.quietMessages) continue;
+        if (last !== undefined && rowsAt - Number(last) < opts.quietMessages) continue;
         ops.push(...(await mover.freezeOps(redis, keys, d)));
       }
       return ops;
     },
   };
+}
+
+/** The applied offset of a topic (named without its prefix) in the offsets hash; -1 when none is. */
+function appliedOffset(offsets: Record<string, string>, topic: string): number {
+  const field = Object.keys(offsets).find((f) => f.endsWith(topic) && !f.startsWith('last:'));
+  return field === undefined ? -1 : Number(offsets[field]);
 }
 
 /**

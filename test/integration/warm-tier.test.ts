@@ -491,6 +491,38 @@ describe('a session with open interest and no rows yet', () => {
     expect(moved).toBeGreaterThan(3);
   });
 
+  it("makes the oldest hot session old: a new session's open interest, before its first print, moves it", async () => {
+    const prefix = `${config.keyPrefix}:oi-moves`;
+    const early = (e: { sessionDate: string }) => e.sessionDate !== SESSIONS[2];
+    await withTierEnv(2, () =>
+      projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+        { spec: OPEN_INTEREST_SPEC, events: fixture.openInterest.filter(early) },
+        { spec: PRINTS_SPEC, events: fixture.prints.filter(early) },
+      ]),
+    );
+    // A partition with rows of the oldest session, and the newest session's open interest.
+    const oi = fixture.openInterest.find(
+      (e) =>
+        e.sessionDate === SESSIONS[2] &&
+        fixture.prints.some((r) => r.sessionDate === SESSIONS[0] && partitionOfTicker(r.ticker) === partitionOfTicker(e.ticker)),
+    )!;
+    const p = partitionOfTicker(oi.ticker);
+    const keys = new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p);
+    const tierOf = (d: string) => redis.hget(new WarmKeys(keys).tier, warmField(d));
+    expect([await tierOf(SESSIONS[0]), await tierOf(SESSIONS[1])]).toEqual([null, null]); // two sessions, both hot
+    const applied = Number(await redis.hget(keys.offsets, OPEN_INTEREST_SPEC.name));
+    const printsApplied = Number(await redis.hget(keys.offsets, PRINTS_SPEC.name));
+    const chunk = [{ topic: OPEN_INTEREST_SPEC.name, partition: p, offset: applied + 1, key: oi.ticker, value: oi as never }];
+    const ops = await withTierEnv(2, () => orderFlowPrintsProjection.project(chunk, keys, redis));
+    expect((await applyAtomically(redis, keys.offsets, OPEN_INTEREST_SPEC.name, applied, applied + 1, ops, [[PRINTS_SPEC.name, printsApplied]])).applied).toBe(
+      true,
+    );
+    expect(await tierOf(SESSIONS[0])).toMatch(/^[1-9]\d*:/); // warm, with blocks
+    expect(await tierOf(SESSIONS[1])).toBeNull();
+    expect(await redis.exists(new TableKeys(keys).rows(SESSIONS[0]))).toBe(0);
+    expect(await tierOf(SESSIONS[2])).toBeNull(); // the new session stays hot, its join unpacked
+  });
+
   it('gets it back when its rows arrive: the rows join their open interest, and the view ends as if they had come in order', async () => {
     const prefix = `${config.keyPrefix}:oi-first`;
     await withTierEnv(1, () =>
