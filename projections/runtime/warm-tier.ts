@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
 import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
@@ -5,7 +6,7 @@ import {
   WarmKeys,
   hotSessionsKey,
   lastEventField,
-  packBlocks,
+  eachPackedBlock,
   packCompanion,
   packStateHashes,
   unpackBlock,
@@ -13,6 +14,7 @@ import {
   unpackStateHashes,
   warmField,
   warmTierValue,
+  type PackedBlock,
   type WarmStateHashes,
 } from '../../services/views/warm-tier';
 import { applyIfUnchanged, coalesceOps, type RedisOp } from './atomic-apply';
@@ -189,15 +191,41 @@ async function tierState(
 
 /** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */
 async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys, d: string): Promise<Row[]> {
-  return [...(await hashEntries(redis, k.rows(d)))].map(([rowKey, stored]) => layout.decode(stored, rowKey, d));
+  const out: Row[] = [];
+  const turn = new Turns();
+  for (const [rowKey, stored] of await hashEntries(redis, k.rows(d))) {
+    out.push(layout.decode(stored, rowKey, d));
+    await turn.maybe();
+  }
+  return out;
 }
+
+/**
+ * Gives the event loop a turn every TURN_MS of work. Moving a `full` session's partition takes
+ * tens of seconds of CPU (~37 µs a row); in one stretch it would hold back the process's other
+ * partitions and its Kafka heartbeats (a consumer silent for the 30 s session timeout is evicted).
+ */
+class Turns {
+  private since = Date.now();
+  async maybe(): Promise<void> {
+    if (Date.now() - this.since < TURN_MS) return;
+    await setImmediate();
+    this.since = Date.now();
+  }
+}
+const TURN_MS = 20;
 
 /** The writes that replace a hot session of one partition by its blocks. */
 export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
   const k = new TableKeys(keys);
   const w = new WarmKeys(keys);
   const rows = await hotRows(redis, layout, k, d);
-  const blocks = packBlocks(layout, rows);
+  const blocks: PackedBlock[] = [];
+  const turn = new Turns();
+  for (const b of eachPackedBlock(layout, rows)) {
+    blocks.push(b);
+    await turn.maybe();
+  }
   const ops: RedisOp[] = [];
   const hot = hotKeysOf(layout, k, d, rows);
   ops.push(['UNLINK', hot[0], ...hot.slice(1)]);
@@ -274,7 +302,11 @@ async function thawTableOps<Row>(c: Redis, layout: TableLayout<Row>, keys: Parti
   const w = new WarmKeys(keys);
   const bodies = await c.hvalsBuffer(w.blocks(d));
   const ops: RedisOp[] = [];
-  for (const body of bodies) for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
+  const turn = new Turns();
+  for (const body of bodies) {
+    for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
+    await turn.maybe();
+  }
   for (const comp of layout.warm?.companions ?? []) {
     for (const body of await c.hvalsBuffer(w.companion(d, comp.name)))
       for (const [rk, v] of unpackCompanion(comp, body)) ops.push(['HSET', comp.hash(k, d), rk, v]);

@@ -192,6 +192,11 @@ export function sortRows<Row>(layout: TableLayout<Row>, rows: Row[]): Row[] {
  * replay or a second move writes the same blocks. Block ids: `<blockKey>:<n>`.
  */
 export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]): PackedBlock[] {
+  return [...eachPackedBlock(layout, rows)];
+}
+
+/** packBlocks one block at a time, so that a caller can give the event loop a turn between blocks. */
+export function* eachPackedBlock<Row>(layout: TableLayout<Row>, rows: readonly Row[]): Generator<PackedBlock> {
   const warm = layout.warm;
   if (!warm) throw new Error(`${layout.view} has no warm tier`);
   const per = warm.rowsPerBlock ?? WARM_BLOCK_ROWS;
@@ -203,17 +208,15 @@ export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]):
     if (g) g.push(r);
     else groups.set(k, [r]);
   }
-  const out: PackedBlock[] = [];
   for (const key of [...groups.keys()].sort()) {
     const sorted = sortRows(layout, groups.get(key)!);
     for (let i = 0, n = 0; i < sorted.length; i += per, n++) {
       const part = sorted.slice(i, i + per);
       const id = `${key}:${n}`;
       const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: BROTLI_PARAMS });
-      out.push({ id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) });
+      yield { id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) };
     }
   }
-  return out;
 }
 
 function metaOf<Row>(sorts: readonly TableSort<Row>[], blockKey: string, rows: readonly Row[]): [string, number, (number | null)[], (number | null)[]] {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
@@ -105,17 +106,22 @@ async function projectSession(redis: Redis, fold: SampleFold, market: SimulatedM
 /** Moves every session of a view but the newest `hot` to the warm tier; wall seconds of the longest partition's move (its transaction). */
 async function moveOlder(redis: Redis, view: string, hot: number) {
   const [t0, c0, r0] = [process.hrtime.bigint(), cpu(), await applyMicros(redis)];
+  // The longest the move held the event loop (other partitions' chunks, Kafka heartbeats wait that long).
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   let longest = 0;
   for (let p = 0; p < MARKET_PARTITIONS; p++) {
     const t = process.hrtime.bigint();
     await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('mdq', view, 1, p), hot);
     longest = Math.max(longest, Number(process.hrtime.bigint() - t) / 1e9);
   }
+  loop.disable();
   return {
     seconds: Number(process.hrtime.bigint() - t0) / 1e9,
     cpu: cpu() - c0,
     redis: ((await applyMicros(redis)) - r0) / 1e6,
     longestPartitionSeconds: longest,
+    longestEventLoopBlockMs: Math.round(loop.max / 1e6),
   };
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type Redis from 'ioredis';
 import { MARKET_PARTITIONS, topicFor } from '../../schemas/catalog';
 import { orderFlowConsolidatedProjection, orderFlowPrintsProjection } from '../../projections/order-flow/projections';
@@ -111,9 +112,13 @@ async function main(): Promise<void> {
       // The move alone: the sessions older than the newest HOT_KEPT, frozen by the projection's own
       // move (settleWarmTier: the same freezeOps, applied in the same kind of transaction), against
       // projecting those sessions' rows.
+      // The longest the move held the event loop (other partitions' chunks, Kafka heartbeats wait that long).
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
       const move = await measure(redis, async () => {
         for (let p = 0; p < MARKET_PARTITIONS; p++) await settleWarmTier(redis, orderFlowLayout(view), new PartitionKeys('moved', view, 1, p), HOT_KEPT);
       });
+      loop.disable();
       const movedProjection = sum(hot.slice(0, -HOT_KEPT));
       const movedRows = data.slice(0, -HOT_KEPT).reduce((n, d) => n + rowsOf(d).length, 0);
       const pct = (a: number, b: number) => Number(((a / b) * 100).toFixed(1));
@@ -130,6 +135,7 @@ async function main(): Promise<void> {
         move: {
           rowsMoved: movedRows,
           cpuMicrosPerRow: Number(((move.cpu / movedRows) * 1e6).toFixed(2)),
+          longestEventLoopBlockMs: Math.round(loop.max / 1e6),
           redisMicrosPerRow: Number(((move.redis / movedRows) * 1e6).toFixed(2)),
           projectionCpuMicrosPerRow: Number(((movedProjection.cpu / movedRows) * 1e6).toFixed(2)),
           projectionRedisMicrosPerRow: Number(((movedProjection.redis / movedRows) * 1e6).toFixed(2)),
