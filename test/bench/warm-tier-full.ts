@@ -18,16 +18,18 @@ import { orderFlowPageCases, orderFlowStatisticsCase } from '../support/order-fl
 
 /**
  * The order-flow tiers at the `full` scale (issue 35, item 4):
- * `npx tsx test/bench/warm-tier-full.ts [--sessions 3] [--every 1] [--limit N]`.
+ * `npx tsx test/bench/warm-tier-full.ts [--sessions 2] [--move-last] [--every 1] [--limit N]`.
  *
  * Starts its own redis-server and streams `--sessions` consecutive sessions of the `full` market
  * (every symbol, or every `--every`-th; at most `--limit` prints a session) through the
  * processor's own fold, projecting both order-flow views with the projections' own code and the
  * runtime's atomic apply. Each session is projected hot, its MEMORY USAGE taken per view, then
  * moved to the warm tier on its own (settleWarmTier: the projection's own move, one transaction
- * per partition), timed, and measured again; the newest session stays hot. Only one session is
- * hot at a time: five hot `full` sessions (~10 GB each) do not fit this machine's 24 GB. Then the
- * same reads on the newest warm session and on the hot one, and statistics over every session.
+ * per partition), timed, and measured again; the newest session stays hot (with `--move-last`,
+ * it moves too, once its hot reads are timed, so that one session is read in both tiers). Only
+ * one session is hot at a time: five hot `full` sessions (7–10 GB each) do not fit this
+ * machine's 24 GB. Reads: first pages of the newest session hot and of the newest warm session,
+ * and statistics by scan and from the counters.
  * Results: test/bench/results/warm-tier-full[-NAME].json (`--label NAME`).
  */
 
@@ -37,9 +39,11 @@ const arg = (name: string, d: number) => {
 };
 const labelAt = process.argv.indexOf('--label');
 const LABEL = labelAt > 0 ? `-${process.argv[labelAt + 1]}` : '';
-const SESSIONS = arg('sessions', 3);
+const SESSIONS = arg('sessions', 2);
 const EVERY = arg('every', 1);
 const LIMIT = arg('limit', Infinity);
+/** Move the newest session too, once its hot reads are timed, so that the same session is read in both tiers. */
+const MOVE_LAST = process.argv.includes('--move-last');
 /** Events projected per call (about 500 a partition, the projector's chunk). */
 const BATCH = 500 * MARKET_PARTITIONS;
 const DATES = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-06', '2024-05-07', '2024-05-08'].slice(0, SESSIONS);
@@ -125,6 +129,33 @@ async function moveOlder(redis: Redis, view: string, hot: number) {
   };
 }
 
+/** First read and median of repeated reads (µs) of the page cases on one session, for the busiest ticker and a middling one. */
+async function timePages(redis: Redis, session: string, tickers: [string, number][]) {
+  const out: Record<string, { rows: number; firstMicros: number; micros: number }> = {};
+  for (const [ticker, prints] of [tickers[0], tickers[Math.floor(tickers.length / 2)]]) {
+    for (const [name, query] of Object.entries(orderFlowPageCases(session, ticker))) {
+      if (ticker !== tickers[0][0] && name !== 'one ticker, newest 50') continue;
+      const cold = process.hrtime.bigint();
+      const first = await readOrderFlowPage(redis, 'mdq', query);
+      out[name.replace('one ticker', `${ticker} (${prints} prints)`)] = {
+        rows: first.rows.length,
+        firstMicros: Math.round(Number(process.hrtime.bigint() - cold) / 1e3),
+        micros: await median(15, () => readOrderFlowPage(redis, 'mdq', query)),
+      };
+    }
+  }
+  return out;
+}
+
+/** Statistics over sessions by scan and from the combination counters (`sc`), as the tape answers such a filter (µs). */
+async function timeStatistics(redis: Redis, sessions: string[]) {
+  return {
+    sessions: sessions.length,
+    scanMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', orderFlowStatisticsCase(sessions))),
+    countersMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', { ...orderFlowStatisticsCase(sessions), countersFilter: true })),
+  };
+}
+
 async function main(): Promise<void> {
   const { redis, server } = await privateRedisServer();
   try {
@@ -132,8 +163,10 @@ async function main(): Promise<void> {
     const symbols = sampleSymbols(market, EVERY);
     const fold = new SampleFold(market);
     const sessions: Record<string, unknown>[] = [];
+    const latency: Record<string, unknown> = {};
     let busiest: [string, number][] = [];
     for (const [i, date] of DATES.entries()) {
+      const last = i === DATES.length - 1;
       const t0 = process.hrtime.bigint();
       const { tickersByPrints, ...projected } = await projectSession(redis, fold, market, date, symbols);
       busiest = tickersByPrints;
@@ -144,7 +177,9 @@ async function main(): Promise<void> {
         entry[view] = { hotMiB: mib(hotBytes), hotBytesPerRow: Math.round(hotBytes / rowsOf(view)) };
       }
       entry.usedMemoryMiBHot = mib(await usedMemory(redis));
-      if (i < DATES.length - 1) {
+      // Reads of the newest session while it is hot (and, with --move-last, once it is warm).
+      if (last) latency.hot = { session: date, pages: await timePages(redis, date, busiest), statistics: await timeStatistics(redis, [date]) };
+      if (!last || MOVE_LAST) {
         for (const [view] of VIEWS) {
           const move = await moveOlder(redis, view, 0);
           const warmBytes = await bytesOf(redis, `mdq:${view}:v1:*:${date}:*`);
@@ -166,35 +201,11 @@ async function main(): Promise<void> {
       console.log(JSON.stringify(entry));
     }
 
-    // Reads: the newest warm session against the hot one (another session of the same market).
-    const warm = DATES[DATES.length - 2];
-    const hot = DATES[DATES.length - 1];
-    const latency: Record<string, unknown> = {};
-    // The busiest ticker of the hot session and a middling one (prints in that session).
-    for (const [ticker, prints] of [busiest[0], busiest[Math.floor(busiest.length / 2)]]) {
-      for (const [name, warmQuery] of Object.entries(orderFlowPageCases(warm, ticker))) {
-        if (ticker !== busiest[0][0] && name !== 'one ticker, newest 50') continue;
-        const hotQuery = orderFlowPageCases(hot, ticker)[name];
-        const cold = process.hrtime.bigint();
-        const first = await readOrderFlowPage(redis, 'mdq', warmQuery);
-        latency[name.replace('one ticker', `${ticker} (${prints} prints)`)] = {
-          rows: first.rows.length,
-          warmFirstReadMicros: Math.round(Number(process.hrtime.bigint() - cold) / 1e3),
-          warmMicros: await median(15, () => readOrderFlowPage(redis, 'mdq', warmQuery)),
-          hotMicros: await median(15, () => readOrderFlowPage(redis, 'mdq', hotQuery)),
-        };
-      }
-    }
-    latency['statistics (puts, premium >= $100k)'] = {
-      warmSessions: DATES.length - 1,
-      warmMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', orderFlowStatisticsCase(DATES.slice(0, -1)))),
-      hotSessionMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', orderFlowStatisticsCase([hot]))),
-      // The same from the combination counters (`sc`), as the tape answers such a filter.
-      warmCountersMicros: await median(3, () =>
-        readOrderFlowStatistics(redis, 'mdq', { ...orderFlowStatisticsCase(DATES.slice(0, -1)), countersFilter: true }),
-      ),
-      hotCountersMicros: await median(3, () => readOrderFlowStatistics(redis, 'mdq', { ...orderFlowStatisticsCase([hot]), countersFilter: true })),
-    };
+    // Reads of the newest warm session: the same session as the hot reads with --move-last,
+    // else the one before it (another session of the same market).
+    const warmSessions = MOVE_LAST ? DATES : DATES.slice(0, -1);
+    const warm = warmSessions[warmSessions.length - 1];
+    latency.warm = { session: warm, pages: await timePages(redis, warm, busiest), statistics: await timeStatistics(redis, warmSessions) };
     console.log(JSON.stringify(latency, null, 2));
     const results = { sessions, every: EVERY, limit: LIMIT === Infinity ? null : LIMIT, latency };
     fs.writeFileSync(path.join(__dirname, 'results', `warm-tier-full${LABEL}.json`), JSON.stringify(results, null, 2) + '\n');
