@@ -148,12 +148,22 @@ export function withWarmTier<Row>(inner: Projection, spec: WarmTierSpec<Row>, gi
       if (rowsChunk && lastOf.size) ops.push(['HSET', keys.offsets, ...[...lastOf].flatMap(([d, o]) => [lastEventField(d), String(o)])]);
       // How far the rows topic is: this chunk's end, or (a state chunk) what is applied of it.
       const rowsAt = rowsChunk ? events[events.length - 1].offset : appliedOffset(offsets, spec.rowsTopic);
-      // Every session with rows or state, the newest `hot` kept hot; a state session without
-      // rows yet moves its state alone, back again when its rows arrive.
-      const sessions = new Set([...stored, ...stateful, ...lastOf.keys()]);
-      const ordered = [...sessions].sort();
+      // The newest `hot` sessions with rows are kept hot, counting the newest session that has
+      // only state so far when it is newer than all of them (tomorrow's open interest), never
+      // more than that one: the API takes the newest `hot` - 1 sessions with rows for hot
+      // without asking (api/tables/table-endpoint.ts). A session with state but no rows that is
+      // older than the oldest hot one moves its state alone, back again when its rows arrive.
+      const withRows = new Set(stored);
+      if (rowsChunk) for (const d of lastOf.keys()) withRows.add(d);
+      const newestWithRows = [...withRows].sort().pop() ?? '';
+      const stateOnly = [...new Set([...stateful, ...(rowsChunk ? [] : lastOf.keys())])].filter((d) => !withRows.has(d));
+      const ahead = stateOnly.filter((d) => d > newestWithRows).sort();
+      const counted = [...withRows, ...ahead.slice(-1)].sort();
       const hot = await hotSessionsOf(keys, redis, opts.hotSessions);
-      for (const d of ordered.slice(0, Math.max(0, ordered.length - hot))) {
+      const old = counted.slice(0, Math.max(0, counted.length - hot));
+      const oldestHot = counted.length >= hot ? counted[counted.length - hot] : '';
+      for (const d of stateOnly) if (d < oldestHot) old.push(d);
+      for (const d of old) {
         if (tier[warmField(d)] !== undefined || lastOf.has(d)) continue;
         const last = offsets[lastEventField(d)];
         if (last !== undefined && rowsAt - Number(last) < opts.quietMessages) continue;

@@ -523,6 +523,29 @@ describe('a session with open interest and no rows yet', () => {
     expect(await tierOf(SESSIONS[2])).toBeNull(); // the new session stays hot, its join unpacked
   });
 
+  it('counts one session of open interest ahead of the rows at most, so the newest hot - 1 sessions with rows stay hot', async () => {
+    const prefix = `${config.keyPrefix}:oi-ahead`;
+    const early = (e: { sessionDate: string }) => e.sessionDate !== SESSIONS[2];
+    // Open interest of the newest session and of one after it; rows of the two before.
+    const later = fixture.openInterest.filter((e) => e.sessionDate === SESSIONS[2]).map((e) => ({ ...e, sessionDate: '2024-05-09' }));
+    await withTierEnv(3, () =>
+      projectDirect(redis, prefix, 1, orderFlowPrintsProjection, [
+        { spec: OPEN_INTEREST_SPEC, events: [...fixture.openInterest, ...later] },
+        { spec: PRINTS_SPEC, events: fixture.prints.filter(early) },
+      ]),
+    );
+    let checked = 0;
+    for (let p = 0; p < MARKET_PARTITIONS; p++) {
+      const keys = new PartitionKeys(prefix, ORDER_FLOW_PRINTS_VIEW, 1, p);
+      if (!(await redis.zrange(orderFlowKeys(keys).sessions, 0, -1)).includes(SESSIONS[0])) continue;
+      // Counted: the two sessions with rows and 2024-05-09, not SESSIONS[2] as well.
+      expect(await redis.hget(new WarmKeys(keys).tier, warmField(SESSIONS[0]))).toBeNull();
+      expect(await redis.hget(new WarmKeys(keys).tier, warmField(SESSIONS[2]))).toBeNull();
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(3);
+  });
+
   it('gets it back when its rows arrive: the rows join their open interest, and the view ends as if they had come in order', async () => {
     const prefix = `${config.keyPrefix}:oi-first`;
     await withTierEnv(1, () =>
