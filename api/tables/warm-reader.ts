@@ -127,15 +127,22 @@ async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
   return out;
 }
 
-/** Decodes blocks in rounds of one pipeline each, visiting every row that matches the query. */
-async function readBlocks<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (row: Row, b: Block) => void): Promise<void> {
+/** Reads blocks in one pipeline and hands each one's decoded rows (shared: copy what is kept) to `visit`. */
+async function readBlockRows<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (rows: readonly Row[], b: Block) => void): Promise<void> {
   const pipe = pl.redis.pipeline();
   for (const b of blocks) pipe.hgetBuffer(new WarmKeys(pl.keys[b.p].p).blocks(b.seg), b.meta.id);
   const res = (await pipe.exec())!;
   res.forEach(([err, body], i) => {
     if (err) throw err;
     if (body === null) return; // moved back to the hot tier since the metadata was read
-    for (const row of rowsOf(pl, body as Buffer, blocks[i].seg)) if (pl.matches(row)) visit({ ...row }, blocks[i]);
+    visit(rowsOf(pl, body as Buffer, blocks[i].seg), blocks[i]);
+  });
+}
+
+/** Decodes blocks in rounds of one pipeline each, visiting (a copy of) every row that matches the query. */
+async function readBlocks<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (row: Row, b: Block) => void): Promise<void> {
+  await readBlockRows(pl, blocks, (rows, b) => {
+    for (const row of rows) if (pl.matches(row)) visit({ ...row }, b);
   });
 }
 
@@ -169,6 +176,7 @@ export async function withWarmRows<Row>(
     return at < 0 || v === null || v === undefined ? null : encodeSortKey(v);
   };
   const ordered = at >= 0 && blocks.every((b) => bound(b) !== null);
+  const byDefault = at === 0;
   if (ordered) {
     if (after) blocks = blocks.filter((b) => farEnd(b, sort, at, after));
     blocks.sort((a, b) => sign * order(bound(a)!, bound(b)!));
@@ -183,12 +191,23 @@ export async function withWarmRows<Row>(
     // row, no later block can contribute.
     const worst = best.worst;
     if (ordered && worst && sign * order(bound(round[0])!, worst.sk) > 0) break;
-    await readBlocks(pl, round, (row, b) => {
-      const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
-      if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) return;
-      best.offer(e);
+    await readBlockRows(pl, round, (rows, b) => {
+      // A block's rows are in default-sort order: on that sort, walk them from the page's end and
+      // stop at the first row that cannot enter the page (the rest of the block sorts after it).
+      const n = rows.length;
+      for (let j = 0; j < n; j++) {
+        const row = rows[byDefault && sort.descending ? n - 1 - j : j];
+        if (!pl.matches(row)) continue;
+        const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
+        if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) continue;
+        const last = best.worst;
+        if (byDefault && last && sign * compareKeys(e.sk, e.rk, last.sk, last.rk) > 0) break;
+        best.offer(e);
+      }
     });
   }
+  // The page's warm rows are the cache's (rowsOf): copies, since a page's rows are decorated in place.
+  for (const e of best.items) if (e.p >= 0) e.row = { ...e.row };
   await attachCompanions(pl, best.items);
   return best.items.map((e) => e.row);
 }
