@@ -205,7 +205,7 @@ async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys
   const turn = new Turns();
   for (const [rowKey, stored] of await hashEntries(redis, k.rows(d))) {
     out.push(layout.decode(stored, rowKey, d));
-    await turn.maybe();
+    if (turn.due) await turn.take();
   }
   return out;
 }
@@ -217,8 +217,11 @@ async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys
  */
 class Turns {
   private since = Date.now();
-  async maybe(): Promise<void> {
-    if (Date.now() - this.since < TURN_MS) return;
+  /** Whether TURN_MS have passed since the last turn (checked per row: no promise unless due). */
+  get due(): boolean {
+    return Date.now() - this.since >= TURN_MS;
+  }
+  async take(): Promise<void> {
     await setImmediate();
     this.since = Date.now();
   }
@@ -234,7 +237,7 @@ export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, key
   const turn = new Turns();
   for (const b of eachPackedBlock(layout, rows)) {
     blocks.push(b);
-    await turn.maybe();
+    if (turn.due) await turn.take();
   }
   const ops: RedisOp[] = [];
   const hot = hotKeysOf(layout, k, d, rows);
@@ -315,7 +318,7 @@ async function thawTableOps<Row>(c: Redis, layout: TableLayout<Row>, keys: Parti
   const turn = new Turns();
   for (const body of bodies) {
     for (const row of unpackBlock(layout, body, d)) ops.push(...rowWrites(layout, k, row));
-    await turn.maybe();
+    if (turn.due) await turn.take();
   }
   for (const comp of layout.warm?.companions ?? []) {
     for (const body of await c.hvalsBuffer(w.companion(d, comp.name)))

@@ -76,7 +76,7 @@ function countersFilterOf<Row extends OrderFlowRow>(q: OrderFlowQuery<Row>): Com
   if (q.window || q.countersFilter !== true || h.osi !== undefined || h.unusualOnly) return null;
   const ranges = Object.entries(h.ranges ?? {}).filter(([, r]) => r && (r[0] !== null || r[1] !== null));
   if (ranges.some(([field]) => field !== 'PREMIUM')) return null;
-  return comboFilterOf({ contractTypes: h.contractTypes, tradeSides: h.tradeSides, sectors: h.sectors, premium: h.ranges?.PREMIUM ?? undefined });
+  return comboFilterOf({ contractTypes: h.contractTypes, tradeSides: h.tradeSides, sectors: h.sectors, premium: h.ranges?.PREMIUM });
 }
 
 function isEveryCombination(f: ComboFilter): boolean {
