@@ -296,6 +296,20 @@ describe('the MCP server', () => {
     await fresh.close();
     // Two tool calls, the second REST request itself: three fewer.
     expect(await remaining()).toBe(r0 - 3);
+    // A batch is no way around it: each tool call in it counts, the list in it does not.
+    const batch = await fetch(`${api.url}/mcp`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'mdq_ping', arguments: {} } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'mdq_get_news_articles', arguments: { size: 1 } } },
+      ]),
+    });
+    expect(batch.status).toBe(200);
+    expect(((await batch.json()) as { id: number }[]).map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    // The batch's two calls, then the REST request itself: three fewer again.
+    expect(await remaining()).toBe(r0 - 6);
 
     const limited = await connect(tight.key, tight.url);
     const results = [];
