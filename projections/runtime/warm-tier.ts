@@ -1,12 +1,12 @@
 import { setImmediate } from 'node:timers/promises';
 import type { RedisClient as Redis } from '../../services/redis/client';
 import type { PartitionKeys } from '../../services/views/keys';
-import { TableKeys, hotKeysOf, rowWrites, type TableLayout } from '../../services/views/table';
+import { HotKeySet, TableKeys, rowWrites, type TableLayout } from '../../services/views/table';
 import {
   WarmKeys,
   hotSessionsKey,
   lastEventField,
-  eachPackedBlock,
+  eachPackedBlockOfStored,
   packCompanion,
   packStateHashes,
   unpackBlock,
@@ -199,17 +199,6 @@ async function tierState(
   return [res[0][1] as Record<string, string>, res[1][1] as string[], res[2][1] as Record<string, string>, [...stateful]];
 }
 
-/** Every stored row of a hot session of one partition (HSCAN, so a large session does not block Redis). */
-async function hotRows<Row>(redis: Redis, layout: TableLayout<Row>, k: TableKeys, d: string): Promise<Row[]> {
-  const out: Row[] = [];
-  const turn = new Turns();
-  for (const [rowKey, stored] of await hashEntries(redis, k.rows(d))) {
-    out.push(layout.decode(stored, rowKey, d));
-    if (turn.due) await turn.take();
-  }
-  return out;
-}
-
 /**
  * Gives the event loop a turn every TURN_MS of work. Moving a `full` session's partition takes
  * tens of seconds of CPU (~37 µs a row); in one stretch it would hold back the process's other
@@ -232,15 +221,15 @@ const TURN_MS = 20;
 export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, keys: PartitionKeys, d: string): Promise<RedisOp[]> {
   const k = new TableKeys(keys);
   const w = new WarmKeys(keys);
-  const rows = await hotRows(redis, layout, k, d);
+  const hotKeys = new HotKeySet(layout, k, d);
   const blocks: PackedBlock[] = [];
   const turn = new Turns();
-  for (const b of eachPackedBlock(layout, rows)) {
-    blocks.push(b);
+  for (const b of eachPackedBlockOfStored(layout, await hashEntries(redis, k.rows(d)), d, (rows) => hotKeys.add(rows))) {
+    if (b) blocks.push(b);
     if (turn.due) await turn.take();
   }
   const ops: RedisOp[] = [];
-  const hot = hotKeysOf(layout, k, d, rows);
+  const hot = hotKeys.keys();
   ops.push(['UNLINK', hot[0], ...hot.slice(1)]);
   ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
   if (blocks.length) {

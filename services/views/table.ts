@@ -103,18 +103,36 @@ function indexEntries<Row>(layout: TableLayout<Row>, k: TableKeys, row: Row, seg
  * row is filed in (the keys indexEntries names, without building its members).
  */
 export function hotKeysOf<Row>(layout: TableLayout<Row>, k: TableKeys, seg: string, rows: Iterable<Row>): string[] {
-  const keys = new Set<string>([k.rows(seg)]);
-  const values = layout.indexes.map(() => new Set<string>());
-  let any = false;
-  for (const row of rows) {
-    any = true;
-    layout.indexes.forEach((ix, i) => {
-      for (const v of ix.values(row)) values[i].add(v);
-    });
+  const set = new HotKeySet(layout, k, seg);
+  set.add(rows);
+  return set.keys();
+}
+
+/** hotKeysOf, collected a batch of rows at a time (the move sees a session's rows one block key at a time). */
+export class HotKeySet<Row> {
+  private readonly values: Set<string>[];
+  private any = false;
+  constructor(
+    private readonly layout: TableLayout<Row>,
+    private readonly k: TableKeys,
+    private readonly seg: string,
+  ) {
+    this.values = layout.indexes.map(() => new Set<string>());
   }
-  if (any) for (const s of layout.sorts) keys.add(k.sorted(seg, s.suffix));
-  layout.indexes.forEach((ix, i) => {
-    for (const v of values[i]) keys.add(k.index(seg, ix.name, v));
-  });
-  return [...keys];
+  add(rows: Iterable<Row>): void {
+    const indexes = this.layout.indexes;
+    for (const row of rows) {
+      this.any = true;
+      for (let i = 0; i < indexes.length; i++) for (const v of indexes[i].values(row)) this.values[i].add(v);
+    }
+  }
+  keys(): string[] {
+    const { layout, k, seg } = this;
+    const keys = new Set<string>([k.rows(seg)]);
+    if (this.any) for (const s of layout.sorts) keys.add(k.sorted(seg, s.suffix));
+    layout.indexes.forEach((ix, i) => {
+      for (const v of this.values[i]) keys.add(k.index(seg, ix.name, v));
+    });
+    return [...keys];
+  }
 }

@@ -34,6 +34,11 @@ export interface WarmCodec<Row> {
 export interface WarmTier<Row> {
   /** What a block holds rows of (a ticker): a query filtered on it reads only those blocks. */
   blockKey(row: Row): string;
+  /**
+   * A row's block key read straight from its stored bytes, or undefined when it cannot be (then
+   * the row is decoded for it): lets the move group a session's rows before decoding any.
+   */
+  storedBlockKey?(stored: Buffer): string | undefined;
   /** The rows' packed form (default: each row's stored bytes with its rowKey). */
   codec?: WarmCodec<Row>;
   /** Rows per block (default WARM_BLOCK_ROWS). */
@@ -181,10 +186,23 @@ export function codecOf<Row>(layout: TableLayout<Row>): WarmCodec<Row> {
 /** Rows in (default sort value, rowKey) order: the order of a block and of the hot tier's default index. */
 export function sortRows<Row>(layout: TableLayout<Row>, rows: Row[]): Row[] {
   const by = layout.sorts[0].value;
-  const keyed = rows.map((r) => ({ r, sk: encodeSortKey(by(r)), rk: layout.rowKeyOf(r) }));
-  keyed.sort((a, b) => compareKeys(a.sk, a.rk, b.sk, b.rk));
+  const keyed = rows.map((r) => ({ r, v: by(r), rk: layout.rowKeyOf(r) }));
+  keyed.sort((a, b) => compareSortValues(a.v, a.rk, b.v, b.rk));
   return keyed.map((k) => k.r);
 }
+
+/**
+ * compareKeys of the two values' sort keys, without encoding them when both are numbers: numeric
+ * order is the encoded order for every number but NaN (encodeSortKey sorts -0 as 0).
+ */
+function compareSortValues(a: TableSortValue, aRow: string, b: TableSortValue, bRow: string): number {
+  if (typeof a === 'number' && typeof b === 'number' && a === a && b === b) {
+    if (a !== b) return a < b ? -1 : 1;
+    return aRow < bRow ? -1 : aRow > bRow ? 1 : 0;
+  }
+  return compareKeys(encodeSortKey(a), aRow, encodeSortKey(b), bRow);
+}
+type TableSortValue = ReturnType<TableSort<unknown>['value']>;
 
 /**
  * A session's rows of one partition as blocks: grouped by block key, each group in default-sort
@@ -197,25 +215,72 @@ export function packBlocks<Row>(layout: TableLayout<Row>, rows: readonly Row[]):
 
 /** packBlocks one block at a time, so that a caller can give the event loop a turn between blocks. */
 export function* eachPackedBlock<Row>(layout: TableLayout<Row>, rows: readonly Row[]): Generator<PackedBlock> {
-  const warm = layout.warm;
-  if (!warm) throw new Error(`${layout.view} has no warm tier`);
-  const per = warm.rowsPerBlock ?? WARM_BLOCK_ROWS;
-  const codec = codecOf(layout);
+  const warm = warmOf(layout);
   const groups = new Map<string, Row[]>();
-  for (const r of rows) {
-    const k = warm.blockKey(r);
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
-  }
-  for (const key of [...groups.keys()].sort()) {
-    const sorted = sortRows(layout, groups.get(key)!);
-    for (let i = 0, n = 0; i < sorted.length; i += per, n++) {
-      const part = sorted.slice(i, i + per);
-      const id = `${key}:${n}`;
-      const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: BROTLI_PARAMS });
-      yield { id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) };
+  for (const r of rows) push(groups, warm.blockKey(r), r);
+  for (const key of [...groups.keys()].sort()) yield* packGroup(layout, key, groups.get(key)!);
+}
+
+/**
+ * eachPackedBlock over a session's stored rows (rowKey -> stored bytes), the same blocks, decoding
+ * one block key's rows at a time (grouped by WarmTier.storedBlockKey): decoded all at once, the
+ * rows of a `full` session's partition (~0.5 M objects) outlived the young generation, and
+ * collecting them was a quarter of the move's CPU and its longest pause. `decoded` sees each
+ * group's rows (the move collects the hot keys to unlink from them). Yields null every
+ * DECODE_STEP rows decoded, so that the caller may give the event loop a turn within a large group.
+ */
+export function* eachPackedBlockOfStored<Row>(
+  layout: TableLayout<Row>,
+  stored: ReadonlyMap<string, Buffer>,
+  segment: string,
+  decoded: (rows: readonly Row[]) => void,
+): Generator<PackedBlock | null> {
+  const warm = warmOf(layout);
+  const undecoded = new Map<string, [rowKey: string, stored: Buffer][]>();
+  const rows = new Map<string, Row[]>();
+  let decodes = 0;
+  for (const [rk, b] of stored) {
+    const key = warm.storedBlockKey?.(b);
+    if (key !== undefined) push(undecoded, key, [rk, b]);
+    else {
+      const r = layout.decode(b, rk, segment);
+      push(rows, warm.blockKey(r), r);
+      if (++decodes % DECODE_STEP === 0) yield null;
     }
+  }
+  for (const key of [...new Set([...undecoded.keys(), ...rows.keys()])].sort()) {
+    const group = rows.get(key) ?? [];
+    for (const [rk, b] of undecoded.get(key) ?? []) {
+      group.push(layout.decode(b, rk, segment));
+      if (++decodes % DECODE_STEP === 0) yield null;
+    }
+    decoded(group);
+    yield* packGroup(layout, key, group);
+  }
+}
+const DECODE_STEP = 2_000;
+
+function warmOf<Row>(layout: TableLayout<Row>): WarmTier<Row> {
+  if (!layout.warm) throw new Error(`${layout.view} has no warm tier`);
+  return layout.warm;
+}
+
+function push<T>(groups: Map<string, T[]>, key: string, v: T): void {
+  const g = groups.get(key);
+  if (g) g.push(v);
+  else groups.set(key, [v]);
+}
+
+/** The blocks of one block key's rows: in default-sort order, cut every rowsPerBlock rows, ids `<blockKey>:<n>`. */
+function* packGroup<Row>(layout: TableLayout<Row>, key: string, rows: Row[]): Generator<PackedBlock> {
+  const per = layout.warm!.rowsPerBlock ?? WARM_BLOCK_ROWS;
+  const codec = codecOf(layout);
+  const sorted = sortRows(layout, rows);
+  for (let i = 0, n = 0; i < sorted.length; i += per, n++) {
+    const part = sorted.slice(i, i + per);
+    const id = `${key}:${n}`;
+    const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: BROTLI_PARAMS });
+    yield { id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) };
   }
 }
 

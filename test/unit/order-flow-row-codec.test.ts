@@ -7,6 +7,7 @@ import {
   decodeRow,
   encodeComprising,
   encodeRow,
+  storedTicker,
   type OrderFlowConsolidatedRow,
   type OrderFlowPrintRow,
 } from '../../services/views/order-flow';
@@ -124,6 +125,28 @@ describe('stored order-flow rows', () => {
     const packed = stored.reduce((n, s) => n + s.length, 0);
     const json = stored.reduce((n, s) => n + Buffer.byteLength(legacyJson(s)), 0);
     expect(packed).toBeLessThan(json * 0.8);
+  });
+
+  it('storedTicker reads the ticker from the stored bytes, or declines where the bytes are not the MessagePack layout', () => {
+    for (const r of [...prints, ...consolidated]) expect(storedTicker(encodeRow(r))).toBe(r.ticker);
+    const r = prints[0];
+    // Strings of every MessagePack width: fixstr, str8 (a UUID id) and str16.
+    for (const ticker of ['X', 'T'.repeat(31), 'L'.repeat(32), 'Ü'.repeat(200), 'W'.repeat(70_000)]) {
+      expect(storedTicker(encodeRow({ ...r, ticker }))).toBe(ticker.length > 65_535 ? undefined : ticker);
+    }
+    expect(storedTicker(encodeRow({ ...r, id: 'x'.repeat(300) }))).toBe(r.ticker);
+    // Not strings where the layout has them, JSON text, and bytes cut short: decoded instead.
+    expect(storedTicker(encodeRow({ ...r, id: null as never }))).toBeUndefined();
+    expect(storedTicker(encodeRow({ ...r, ticker: 7 as never }))).toBeUndefined();
+    expect(storedTicker(legacyJson(encodeRow(r)))).toBeUndefined();
+    expect(storedTicker(Buffer.from(legacyJson(encodeRow(r))))).toBeUndefined();
+    const whole = encodeRow(r);
+    // array16 header, the id as str8 (a UUID), the OSI and the ticker as fixstr.
+    const tickerEnd = 3 + 2 + r.id.length + 1 + r.osi.length + 1 + r.ticker.length;
+    expect(r.id.length).toBe(36);
+    expect(storedTicker(whole.subarray(0, tickerEnd))).toBe(r.ticker);
+    expect(storedTicker(whole.subarray(0, tickerEnd - 1))).toBeUndefined();
+    expect(storedTicker(Buffer.alloc(0))).toBeUndefined();
   });
 
   it('an encoding stays intact while later rows are encoded', () => {

@@ -1,5 +1,15 @@
 import { EQUITY_PRINTS_LAYOUT, type EquityPrintRow } from '../../services/views/equities/equity-prints';
-import { decodeMeta, packBlocks, packStateHashes, unpackBlock, unpackStateHashes } from '../../services/views/warm-tier';
+import {
+  decodeMeta,
+  eachPackedBlockOfStored,
+  packBlocks,
+  packStateHashes,
+  sortRows,
+  unpackBlock,
+  unpackStateHashes,
+  type PackedBlock,
+} from '../../services/views/warm-tier';
+import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
 import { TableKeys, hotKeysOf, rowWrites } from '../../services/views/table';
 import { PartitionKeys } from '../../services/views/keys';
 import { equityPrintRow } from '../../projections/equities/equity-prints';
@@ -54,6 +64,34 @@ describe('warm blocks', () => {
     written.delete(k.segments);
     expect(new Set(hotKeysOf(layout, k, D, rows))).toEqual(written);
     expect(hotKeysOf(layout, k, D, [])).toEqual([k.rows(D)]);
+  });
+
+  it('packed from stored rows, a group at a time, they are the same blocks, and every row is seen once', () => {
+    const stored = new Map(rows.map((r) => [r.id, layout.encode(r) as Buffer]));
+    const ids = (bs: (PackedBlock | null)[]) => bs.filter((b) => b !== null).map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')]);
+    // Without storedBlockKey every row is decoded to group it; with one, only the rows it declines.
+    const peeking = {
+      ...layout,
+      warm: { ...layout.warm, storedBlockKey: (b: Buffer) => (b[b.length - 1] % 2 ? undefined : layout.decode(b, '', D).ticker) },
+    };
+    for (const l of [layout, peeking]) {
+      const seen: string[] = [];
+      const out = [...eachPackedBlockOfStored(l, stored, D, (group) => seen.push(...group.map((r) => r.id)))];
+      expect(ids(out)).toEqual(ids(blocks));
+      expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
+      // A turn is offered every 2,000 rows decoded.
+      expect(out.filter((b) => b === null).length).toBe(Math.floor(rows.length / 2_000));
+    }
+    expect([...eachPackedBlockOfStored(layout, new Map(), D, () => undefined)]).toEqual([]);
+  });
+
+  it('sort rows in the order of their encoded sort keys, numbers compared as numbers', () => {
+    const values = [3, -0, 0, -2.5, 1e300, -1e300, Infinity, -Infinity, NaN, 3, 0.1, 'a', null, true, 2];
+    const mixed = values.map((v, i) => ({ v, rk: `r${(i * 7) % values.length}` }));
+    const sortLayout = { ...layout, sorts: [{ field: 'V', suffix: 'v', value: (r: { v: unknown }) => r.v as number }], rowKeyOf: (r: { rk: string }) => r.rk };
+    const got = sortRows(sortLayout as never, [...mixed]) as typeof mixed;
+    const want = [...mixed].sort((a, b) => compareKeys(encodeSortKey(a.v as number), a.rk, encodeSortKey(b.v as number), b.rk));
+    expect(got).toEqual(want);
   });
 
   it('a session with no rows packs to no blocks; a layout without a warm tier refuses', () => {

@@ -1,7 +1,7 @@
 import type { TableLayout } from '../table';
 import { PREMIUM_TIERS, comboOf } from './combinations';
 import { INDEXED_SORTS, ORDER_FLOW_CONSOLIDATED_VIEW, SORT_INDEXES, orderFlowKeys, type OrderFlowRow } from './keys';
-import { decodeRow, encodeRow } from './row-codec';
+import { decodeRow, encodeRow, storedTicker } from './row-codec';
 import { comprisingWarmCodec } from './comprising-warm-codec';
 import { orderFlowWarmCodec } from './warm-codec';
 import type { WarmCodec } from '../warm-tier';
@@ -30,6 +30,7 @@ export function orderFlowLayout<R extends OrderFlowRow>(view: string): TableLayo
     // Warm blocks: columnar, derived fields verified and dropped (warm-codec.ts), ~36 B a print.
     warm: {
       blockKey: (r) => r.ticker,
+      storedBlockKey: storedTicker,
       codec: orderFlowWarmCodec as WarmCodec<R>,
       // The consolidated view's comprising trades (`<D>:ct`) move with their rows.
       companions: view === ORDER_FLOW_CONSOLIDATED_VIEW ? [{ name: 'ct', hash: (k, seg) => k.p.key(seg, 'ct'), codec: comprisingWarmCodec }] : [],

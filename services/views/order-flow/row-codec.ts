@@ -154,6 +154,31 @@ function unpackStored(stored: Buffer | string): unknown[] {
   return (json ? JSON.parse(stored.toString()) : STORED_PACKR.unpack(stored)) as unknown[];
 }
 
+/**
+ * The ticker of a stored row read from its MessagePack bytes without decoding the row (the move
+ * to the warm tier groups a session's rows by ticker before it decodes any); undefined for a row
+ * stored as JSON, or whose id, OSI or ticker is not a string of up to 65,535 bytes.
+ */
+export function storedTicker(stored: Buffer | string): string | undefined {
+  if (typeof stored === 'string') return undefined;
+  const h = stored[0];
+  let at = h >= 0x93 && h <= 0x9f ? 1 : h === 0xdc ? 3 : h === 0xdd ? 5 : -1;
+  if (at < 0) return undefined;
+  // Positions 0, 1 and 2: id, osi, ticker (encodeRow).
+  for (let field = 0; ; field++) {
+    const t = stored[at];
+    let len: number;
+    let start: number;
+    if (t >= 0xa0 && t <= 0xbf) [len, start] = [t & 0x1f, at + 1];
+    else if (t === 0xd9 && at + 1 < stored.length) [len, start] = [stored[at + 1], at + 2];
+    else if (t === 0xda && at + 2 < stored.length) [len, start] = [stored.readUInt16BE(at + 1), at + 3];
+    else return undefined;
+    if (start + len > stored.length) return undefined;
+    if (field === 2) return stored.toString('utf8', start, start + len);
+    at = start + len;
+  }
+}
+
 /** A row from its stored form, the hash field (rowKey) and the session of its key. */
 export function decodeRow<R extends OrderFlowRow = OrderFlowRow>(stored: Buffer | string, rowKey: string, sessionDate: string): R {
   const a = unpackStored(stored);
