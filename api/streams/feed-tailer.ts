@@ -1,6 +1,6 @@
 import type { RedisClient as Redis } from '../../services/redis/client';
 import { MARKET_PARTITIONS } from '../../schemas/catalog';
-import { feedEntryId, feedKey, parseFeedEntries, type FeedEntry } from '../../services/views/feed';
+import { feedEntryId, feedKey, offsetOfEntry, parseFeedEntries, type FeedEntry } from '../../services/views/feed';
 import { PartitionKeys } from '../../services/views/keys';
 import type { Logger } from '../../services/log';
 import type { ViewPointers } from '../views/pointer';
@@ -178,12 +178,29 @@ export async function readFeed(
   const [[e1, range], [e2, info]] = res;
   if (e1) throw e1;
   // XINFO fails on a feed that does not exist yet: nothing dropped.
-  let droppedThrough = -1;
-  if (!e2) {
-    const flat = info as unknown[];
-    const i = flat.indexOf('max-deleted-entry-id');
-    const id = i >= 0 ? String(flat[i + 1]) : '0-0';
-    droppedThrough = id === '0-0' ? -1 : Number(id.slice(0, id.indexOf('-')));
+  return { entries: parseFeedEntries(range as [Buffer, Buffer[]][]), droppedThrough: e2 ? -1 : droppedThroughOf(info as unknown[]) };
+}
+
+/**
+ * The offset through which a feed has dropped entries, from its XINFO STREAM reply (-1: none).
+ * The projectors trim with XTRIM MINID, which leaves max-deleted-entry-id at 0-0 (Redis 7), so a
+ * trim shows as fewer entries than were ever added: then everything before the oldest entry kept
+ * counts as dropped (all of it, when the trim emptied the feed). The offsets between the newest
+ * entry dropped and the oldest kept may have had no entries: a stream resumed there is told of a
+ * gap it did not have, never left without one it had.
+ */
+export function droppedThroughOf(info: readonly unknown[]): number {
+  const field = (name: string): string | null => {
+    const i = info.indexOf(name);
+    return i >= 0 && info[i + 1] != null ? String(info[i + 1]) : null;
+  };
+  const offset = (id: string | null) => (id === null || id === '0-0' ? -1 : offsetOfEntry(id));
+  let dropped = offset(field('max-deleted-entry-id'));
+  const added = Number(field('entries-added') ?? NaN);
+  const length = Number(field('length') ?? NaN);
+  if (added > length) {
+    const oldest = offset(field('recorded-first-entry-id'));
+    dropped = Math.max(dropped, length > 0 && oldest >= 0 ? oldest - 1 : offset(field('last-generated-id')));
   }
-  return { entries: parseFeedEntries(range as [Buffer, Buffer[]][]), droppedThrough };
+  return dropped;
 }
