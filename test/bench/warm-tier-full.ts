@@ -30,7 +30,8 @@ import { orderFlowPageCases, orderFlowStatisticsCase } from '../support/order-fl
  * one session is hot at a time: five hot `full` sessions (7–10 GB each) do not fit this
  * machine's 24 GB. Reads: first pages of the newest session hot and of the newest warm session,
  * and statistics by scan and from the counters.
- * Results: test/bench/results/warm-tier-full[-NAME].json (`--label NAME`).
+ * Results: test/bench/results/warm-tier-full[-NAME].json (`--label NAME`); `--save FILE.rdb` keeps the
+ * data set (`redis-server --dir DIR --dbfilename FILE.rdb` serves it again).
  */
 
 const arg = (name: string, d: number) => {
@@ -42,6 +43,8 @@ const LABEL = labelAt > 0 ? `-${process.argv[labelAt + 1]}` : '';
 const SESSIONS = arg('sessions', 2);
 const EVERY = arg('every', 1);
 const LIMIT = arg('limit', Infinity);
+/** Where to save the Redis data set at the end (an RDB file), to profile reads without projecting again. */
+const SAVE_AT = process.argv.indexOf('--save') > 0 ? path.resolve(process.argv[process.argv.indexOf('--save') + 1]) : null;
 /** Move the newest session too, once its hot reads are timed, so that the same session is read in both tiers. */
 const MOVE_LAST = process.argv.includes('--move-last');
 /** Events projected per call (about 500 a partition, the projector's chunk). */
@@ -157,7 +160,8 @@ async function timeStatistics(redis: Redis, sessions: string[]) {
 }
 
 async function main(): Promise<void> {
-  const { redis, server } = await privateRedisServer();
+  if (SAVE_AT) fs.rmSync(SAVE_AT, { force: true });
+  const { redis, server } = await privateRedisServer(SAVE_AT ? ['--dir', path.dirname(SAVE_AT), '--dbfilename', path.basename(SAVE_AT)] : []);
   try {
     const market = new SimulatedMarket(42, PROFILES.full);
     const symbols = sampleSymbols(market, EVERY);
@@ -209,6 +213,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify(latency, null, 2));
     const results = { sessions, every: EVERY, limit: LIMIT === Infinity ? null : LIMIT, latency };
     fs.writeFileSync(path.join(__dirname, 'results', `warm-tier-full${LABEL}.json`), JSON.stringify(results, null, 2) + '\n');
+    if (SAVE_AT) await redis.save();
   } finally {
     redis.disconnect();
     server.kill('SIGTERM');

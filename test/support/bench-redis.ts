@@ -34,9 +34,9 @@ function stopOnExit(server: ChildProcess): void {
 }
 
 /** A redis-server of its own (no persistence) on a free port, and a client once it answers. */
-export async function privateRedisServer(): Promise<{ redis: Redis; server: ChildProcess }> {
+export async function privateRedisServer(args: readonly string[] = []): Promise<{ redis: Redis; server: ChildProcess }> {
   const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', ...args], { stdio: 'ignore' });
   stopOnExit(server);
   // ioredis reconnects on its own while the server starts and queues the PING until then (a loop
   // of connect() calls failed with "already connecting" under load and leaked the server).
