@@ -1,4 +1,4 @@
-import { addComboCounters, comboFilterOf, comboStatStem, statField } from '../../services/views/order-flow';
+import { STAT_FIELDS, addComboCounters, comboFilterOf, comboStatStem, statField } from '../../services/views/order-flow';
 
 const row = (premium: number, contractType: string, tradeSideCode: string, sector: string) => ({ premium, contractType, tradeSideCode, sector }) as never;
 
@@ -42,10 +42,11 @@ describe('statistics counters by combination', () => {
       '303an': '1',
       '303av': '1',
     };
+    // As HGETALL's flat reply; the sums by STAT_FIELDS position, the fields with none left out.
     const sums = (f: ReturnType<typeof comboFilterOf>) => {
-      const m = new Map<string, number>();
-      addComboCounters(hash, f!, (k, v) => m.set(k, (m.get(k) ?? 0) + v));
-      return Object.fromEntries(m);
+      const at = new Array<number>(STAT_FIELDS.length).fill(0);
+      addComboCounters(Object.entries(hash).flat(), f!, at);
+      return Object.fromEntries(STAT_FIELDS.map((k, i) => [k, at[i]]).filter(([, v]) => v !== 0));
     };
     expect(sums(comboFilterOf({}))).toEqual({
       [statField('PUT', 'ASK', 'p')]: 15000,

@@ -7,7 +7,8 @@ import {
   comboFilterOf,
   orderFlowKeys,
   premiumCents,
-  statField,
+  STAT_FIELDS,
+  statFieldPosition,
   statisticsFromCounters,
   type ComboFilter,
   type OrderFlowRow,
@@ -34,22 +35,28 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
 ): Promise<OrderFlowStatistics> {
   const h = q.hints;
   const combos = countersFilterOf(q);
-  const sums = new Map<string, number>();
-  const add = (f: string, v: number) => sums.set(f, (sums.get(f) ?? 0) + v);
+  // Premium cents, rows and contracts at STAT_FIELDS positions.
+  const sums = new Array<number>(STAT_FIELDS.length).fill(0);
   if (opts.force ? opts.force === 'counters' : combos !== null) {
     if (!combos) throw new Error('these statistics cannot come from counters');
     opts.onPlan?.('counters');
     const keys = Array.from({ length: MARKET_PARTITIONS }, (_, p) => orderFlowKeys(new PartitionKeys(keyPrefix, q.view, q.version, p)));
     const pipe = redis.pipeline();
     const whole = !h.tickers && isEveryCombination(combos);
+    // HGETALL as a flat list (`call`): ioredis would build an object of each hash.
     for (const d of q.sessions) {
-      if (h.tickers) for (const t of new Set(h.tickers)) pipe.hgetall(keys[partitionOf(t, MARKET_PARTITIONS)].tickerComboStats(d, t));
-      else for (const k of keys) pipe.hgetall(whole ? k.stats(d) : k.comboStats(d));
+      if (h.tickers) for (const t of new Set(h.tickers)) pipe.call('HGETALL', keys[partitionOf(t, MARKET_PARTITIONS)].tickerComboStats(d, t));
+      else for (const k of keys) pipe.call('HGETALL', whole ? k.stats(d) : k.comboStats(d));
     }
-    for (const [err, hash] of (await pipe.exec())!) {
+    for (const [err, reply] of (await pipe.exec())!) {
       if (err) throw err;
-      if (whole) for (const [f, v] of Object.entries(hash as Record<string, string>)) add(f, Number(v));
-      else addComboCounters(hash as Record<string, string>, combos, add);
+      const flat = reply as string[];
+      if (!whole) addComboCounters(flat, combos, sums);
+      else
+        for (let i = 0; i < flat.length; i += 2) {
+          const at = STAT_FIELD_AT.get(flat[i]);
+          if (at !== undefined) sums[at] += Number(flat[i + 1]);
+        }
     }
   } else {
     await scanTable(
@@ -57,15 +64,20 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
       keyPrefix,
       orderFlowTableQuery(q),
       (row) => {
-        add(statField(row.contractType, row.tradeSideCode, 'p'), premiumCents(row.premium));
-        add(statField(row.contractType, row.tradeSideCode, 'n'), 1);
-        add(statField(row.contractType, row.tradeSideCode, 'v'), row.size);
+        const at = statFieldPosition(row.contractType, row.tradeSideCode);
+        if (at < 0) return; // a type or side outside the lists is never counted
+        sums[at] += premiumCents(row.premium);
+        sums[at + 1] += 1;
+        sums[at + 2] += row.size;
       },
       opts.onPlan,
     );
   }
-  return statisticsFromCounters(sums);
+  return statisticsFromCounters(new Map(STAT_FIELDS.map((f, i) => [f, sums[i]])));
 }
+
+/** Each STAT_FIELDS field's position. */
+const STAT_FIELD_AT = new Map(STAT_FIELDS.map((f, i) => [f, i]));
 
 /**
  * The combinations to sum when the counters answer the query exactly: whole sessions, and a
