@@ -41,10 +41,14 @@ export async function privateRedisServer(args: readonly string[] = []): Promise<
   // ioredis reconnects on its own while the server starts and queues the PING until then (a loop
   // of connect() calls failed with "already connecting" under load and leaked the server).
   const redis = new Redis({ port });
+  // Refused connections until the server listens are expected: not worth an "unhandled error" line.
+  const starting = () => undefined;
+  redis.on('error', starting);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([redis.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('redis-server did not start')), 30_000)))]).finally(
     () => clearTimeout(timer),
   );
+  redis.off('error', starting);
   return { redis, server };
 }
 
