@@ -59,10 +59,18 @@ interface Keyed<Row> {
   seg: string;
 }
 
-/** A warm session's block metadata of one partition, decoded, and by block key. */
+/** A warm session's block metadata of one partition, decoded, by block key, and in the orders pages asked for. */
 interface SessionMetas {
   all: BlockMeta[];
   byKey: Map<string, BlockMeta[]>;
+  /** Every block in the order of its bound on a sort (`<sort position><+|->`), null when a block has none (ordersOf). */
+  byBound: Map<string, Bounded[] | null>;
+}
+
+/** A block with its bound on the sort a page reads by: a number, since numbers order as their sort keys do. */
+interface Bounded {
+  meta: BlockMeta;
+  bound: number;
 }
 
 /**
@@ -80,11 +88,42 @@ function sessionMetas(hash: Record<string, Buffer>): SessionMetas {
     if (list) list.push(m);
     else byKey.set(m.blockKey, [m]);
   }
-  return { all, byKey };
+  return { all, byKey, byBound: new Map() };
 }
 
-/** The warm pairs' block metadata, filtered by the query's bounds. */
-async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
+/**
+ * `metas` in the order of their bound on sort `at` (greatest maximum first when descending), or
+ * null when a block has no numeric bound. A session's whole order is computed once and cached
+ * with its metadata: a page over every row of a `full` session otherwise ordered its ~18,000
+ * blocks for each request, to read a few hundred.
+ */
+function ordersOf(m: SessionMetas, metas: readonly BlockMeta[], at: number, descending: boolean): Bounded[] | null {
+  const whole = metas === m.all;
+  const key = `${at}${descending ? '-' : '+'}`;
+  if (whole && m.byBound.has(key)) return m.byBound.get(key)!;
+  const out: Bounded[] = [];
+  for (const meta of metas) {
+    const bound = numberOrNull(descending ? meta.max[at] : meta.min[at]);
+    if (bound === null) {
+      if (whole) m.byBound.set(key, null);
+      return null;
+    }
+    out.push({ meta, bound });
+  }
+  out.sort(descending ? (a, b) => b.bound - a.bound : (a, b) => a.bound - b.bound);
+  if (whole) m.byBound.set(key, out);
+  return out;
+}
+
+/** A warm (partition, session) pair of the query, with its block metadata. */
+interface WarmPair {
+  p: number;
+  seg: string;
+  metas: SessionMetas;
+}
+
+/** The query's warm pairs with their block metadata (from the cache, else one pipeline). */
+async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
   const pairs = [...pl.warm].map(([id, tier]) => {
     const at = id.indexOf('/');
     const p = Number(id.slice(0, at));
@@ -104,9 +143,14 @@ async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
       if (x.cacheKey !== null) metas.set(x.cacheKey, x.metas);
     });
   }
+  return pairs.map(({ p, seg, metas: m }) => ({ p, seg, metas: m! }));
+}
+
+/** The blocks of a pair a query may read (listed: its tickers' only), and whether a block can hold a match (its ranges). */
+function blockTest<Row>(pl: TablePlan<Row>): { listed: (m: SessionMetas) => readonly BlockMeta[]; fits: (meta: BlockMeta) => boolean } {
   const sorts = pl.q.layout.sorts;
   const b = pl.q.warmBounds;
-  const keys = b?.blockKeys ? new Set(b.blockKeys) : null;
+  const keys = b?.blockKeys ? [...new Set(b.blockKeys)] : null;
   // Every bound as [sort position, lo, hi]: the window and default range on the first sort.
   const bounds: [number, number | null, number | null][] = [];
   const w = pl.q.window;
@@ -116,16 +160,52 @@ async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
     const i = sorts.findIndex((s) => s.suffix === suffix);
     if (i >= 0 && r) bounds.push([i, r[0], r[1]]);
   }
+  return {
+    listed: (m) => (keys ? keys.flatMap((k) => m.byKey.get(k) ?? []) : m.all),
+    // A bound is inclusive; the window's end is exclusive, which only makes the test looser.
+    fits: (meta) => !bounds.some(([i, lo, hi]) => meta.min[i] !== null && ((lo !== null && meta.max[i]! < lo) || (hi !== null && meta.min[i]! > hi))),
+  };
+}
+
+/** The warm pairs' blocks that can hold a match of the query. */
+async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
+  const test = blockTest(pl);
   const out: Block[] = [];
-  for (const { p, seg, metas: m } of pairs) {
-    const listed = keys ? [...keys].flatMap((k) => m!.byKey.get(k) ?? []) : m!.all;
-    for (const meta of listed) {
-      // A bound is inclusive; the window's end is exclusive, which only makes the test looser.
-      const outside = bounds.some(([i, lo, hi]) => meta.min[i] !== null && ((lo !== null && meta.max[i]! < lo) || (hi !== null && meta.min[i]! > hi)));
-      if (!outside) out.push({ p, seg, meta });
-    }
-  }
+  for (const { p, seg, metas: m } of await warmPairs(pl)) for (const meta of test.listed(m)) if (test.fits(meta)) out.push({ p, seg, meta });
   return out;
+}
+
+/**
+ * The candidate blocks of every pair in the order of their bound on sort `at`, merged lazily from
+ * each pair's order (ordersOf), so that a page pays for the blocks it reads, not for all of them;
+ * null when a block has no numeric bound. `skip` leaves out blocks the cursor has passed.
+ */
+function orderedBlocks<Row>(
+  pl: TablePlan<Row>,
+  pairs: WarmPair[],
+  at: number,
+  descending: boolean,
+  skip: (b: Block) => boolean,
+): (() => Block | undefined) | null {
+  const test = blockTest(pl);
+  const sign = descending ? -1 : 1;
+  const cursors: { pair: WarmPair; list: Bounded[]; i: number }[] = [];
+  for (const pair of pairs) {
+    const list = ordersOf(pair.metas, test.listed(pair.metas), at, descending);
+    if (!list) return null;
+    if (list.length) cursors.push({ pair, list, i: 0 });
+  }
+  const heap = new TinyQueue(cursors, (a, b) => sign * (a.list[a.i].bound - b.list[b.i].bound));
+  return () => {
+    while (heap.length) {
+      const c = heap.pop()!;
+      const { meta } = c.list[c.i++];
+      if (c.i < c.list.length) heap.push(c);
+      const block = { p: c.pair.p, seg: c.pair.seg, meta };
+      if (test.fits(meta) && !skip(block)) return block;
+    }
+    return undefined;
+  };
 }
 
 /** Reads blocks in one pipeline and hands each one's decoded rows (shared: copy what is kept) to `visit`. */
@@ -170,27 +250,32 @@ export async function withWarmRows<Row>(
   for (const row of hot) best.offer({ row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: -1, seg: '' });
 
   // The blocks in the order of their bound on the sort field (its greatest value in the block
-  // for a descending sort), when every block has one: a number, computed once, since numbers
-  // order as their sort keys do. Taken from a heap, since a page usually stops after a few of a
-  // `full` session's ~18,000 blocks: sorting them all, encoding two sort keys per comparison,
-  // was most of the time of a page over every row.
+  // for a descending sort), when every block has one; else all candidates, unordered.
   const at = sort.suffix === null ? -1 : pl.q.layout.sorts.findIndex((s) => s.suffix === sort.suffix);
-  let blocks = (await candidateBlocks(pl)).map((b) => ({ ...b, bound: at < 0 ? null : numberOrNull(sort.descending ? b.meta.max[at] : b.meta.min[at]) }));
-  const ordered = at >= 0 && blocks.every((b) => b.bound !== null);
   const byDefault = at === 0;
-  if (ordered && after) blocks = blocks.filter((b) => farEnd(b, sort, at, after));
-  const queue = ordered ? new TinyQueue(blocks, (a, b) => sign * (a.bound! - b.bound!)) : null;
-  const next = (n: number) => (queue ? Array.from({ length: Math.min(n, queue.length) }, () => queue.pop()!) : blocks.splice(0, n));
+  const bound = (b: Block) => (sort.descending ? b.meta.max[at] : b.meta.min[at])!;
+  const inOrder = at < 0 ? null : orderedBlocks(pl, await warmPairs(pl), at, sort.descending, (b) => after !== null && !farEnd(b, sort, at, after));
+  const unordered = inOrder ? [] : await candidateBlocks(pl);
+  const next = (n: number): Block[] => {
+    if (!inOrder) return unordered.splice(0, n);
+    const out: Block[] = [];
+    while (out.length < n) {
+      const b = inOrder();
+      if (!b) break;
+      out.push(b);
+    }
+    return out;
+  };
   // Rounds grow from the blocks a page needs at best (one more than its rows fill) to
   // BLOCKS_PER_ROUND, so a page of a ticker's newest rows decodes a block or two.
   const per = pl.q.layout.warm?.rowsPerBlock ?? WARM_BLOCK_ROWS;
-  for (let take = ordered ? Math.min(BLOCKS_PER_ROUND, Math.ceil(want / per) + 1) : BLOCKS_PER_ROUND; ; take = Math.min(take * 2, BLOCKS_PER_ROUND)) {
+  for (let take = inOrder ? Math.min(BLOCKS_PER_ROUND, Math.ceil(want / per) + 1) : BLOCKS_PER_ROUND; ; take = Math.min(take * 2, BLOCKS_PER_ROUND)) {
     const round = next(take);
     if (!round.length) break;
     // In bound order: once the page is full and this round's first block starts after its last
     // row, no later block can contribute.
     const worst = best.worst;
-    if (ordered && worst && sign * order(encodeSortKey(round[0].bound), worst.sk) > 0) break;
+    if (inOrder && worst && sign * order(encodeSortKey(bound(round[0])), worst.sk) > 0) break;
     await readBlockRows(pl, round, (rows, b) => {
       // A block's rows are in default-sort order: on that sort, walk them from the page's end and
       // stop at the first row that cannot enter the page (the rest of the block sorts after it).
