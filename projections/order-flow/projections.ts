@@ -22,10 +22,10 @@ import { orderFlowProjection } from './view-writer';
  * trade types, no SINGLE rows; 3: warm sessions as blocks of the order-flow warm codec
  * (services/views/order-flow/warm-codec.ts); 4: each session lists its open-interest hashes
  * (`oi:<D>`), so a warm session keeps them packed; 5: statistics counters by combination (`sc`,
- * `sc:<TICKER>` instead of `st:<TICKER>`). A view stored under an older layout is rebuilt on
+ * `sc:<TICKER>` instead of `st:<TICKER>`); 6: the same by tier, type and side alone (`stt`). A view stored under an older layout is rebuilt on
  * start (ViewProjector).
  */
-export const ORDER_FLOW_LAYOUT_FORMAT = 5;
+export const ORDER_FLOW_LAYOUT_FORMAT = 6;
 
 /**
  * The row of an event: the event itself (the chunk's own decoded copy, used once) with the

@@ -6,6 +6,7 @@ import type { PartitionKeys } from '../../services/views/keys';
 import {
   STAT_FIELDS,
   comboStatStem,
+  tierStatStem,
   decodeRow,
   encodeRow,
   openInterestField,
@@ -149,6 +150,7 @@ class ChunkWriter {
     this.countInto(s.stats, at, r, sign);
     const stem = comboStatStem(r)!;
     this.countCombo(s.comboStats, stem, r, sign);
+    this.countCombo(s.tierStats, tierStatStem(stem), r, sign);
     this.countCombo(s.tickerComboStats(r.ticker), stem, r, sign);
   }
 
@@ -256,7 +258,7 @@ async function projectRows<E extends OrderFlowCommon>(
   for (const [d, es] of bySession) {
     const s = k.indexKeys(d);
     statKeys.push(s.stats);
-    comboKeys.push(s.comboStats, ...new Set(es.map((e) => s.tickerComboStats(e.ticker))));
+    comboKeys.push(s.comboStats, s.tierStats, ...new Set(es.map((e) => s.tickerComboStats(e.ticker))));
   }
   for (const key of statKeys) pipe.hmget(key, ...STAT_FIELDS);
   for (const key of comboKeys) pipe.hgetall(key);

@@ -103,6 +103,10 @@ function expectedSnapshot(view: string, f: FlowFixture, consolidatedEvents?: Con
       hincr(R(key), `${stem}n`, 1, false);
       hincr(R(key), `${stem}v`, r.size, false);
     }
+    // By tier, type and side alone: the stem without its sector.
+    hincr(R(k.tierStats(d)), `${stem.slice(0, 3)}p`, premiumCents(r.premium), false);
+    hincr(R(k.tierStats(d)), `${stem.slice(0, 3)}n`, 1, false);
+    hincr(R(k.tierStats(d)), `${stem.slice(0, 3)}v`, r.size, false);
     zadd(R(k.sessions), d);
   }
   if (view === ORDER_FLOW_CONSOLIDATED_VIEW) {

@@ -1,4 +1,4 @@
-import { STAT_FIELDS, addComboCounters, comboFilterOf, comboStatStem, statField } from '../../services/views/order-flow';
+import { STAT_FIELDS, addComboCounters, comboFilterOf, comboStatStem, statField, tierStatStem } from '../../services/views/order-flow';
 
 const row = (premium: number, contractType: string, tradeSideCode: string, sector: string) => ({ premium, contractType, tradeSideCode, sector }) as never;
 
@@ -68,5 +68,28 @@ describe('statistics counters by combination', () => {
       [statField('CALL', 'BID', 'n')]: 1,
       [statField('CALL', 'BID', 'v')]: 1,
     });
+    // The tier hash (`stt`: the stems without their sector, each the sum of its sectors) gives the
+    // same sums for every filter without sectors, and nothing for one with them.
+    const byTier: Record<string, number> = {};
+    for (const [f, v] of Object.entries(hash)) byTier[tierStatStem(f.slice(0, 4)) + f[4]] = (byTier[tierStatStem(f.slice(0, 4)) + f[4]] ?? 0) + Number(v);
+    const tierSums = (f: ReturnType<typeof comboFilterOf>) => {
+      const at = new Array<number>(STAT_FIELDS.length).fill(0);
+      addComboCounters(
+        Object.entries(byTier).flatMap(([k, v]) => [k, String(v)]),
+        f!,
+        at,
+      );
+      return Object.fromEntries(STAT_FIELDS.map((k, i) => [k, at[i]]).filter(([, v]) => v !== 0));
+    };
+    expect(Object.keys(byTier).sort()).toEqual(['011n', '011p', '011v', '211n', '211p', '211v', '303n', '303p', '303v', '311n', '311p', '311v']);
+    for (const o of [
+      {},
+      { contractTypes: ['PUT'], premium: [500_000, null] as const },
+      { tradeSides: ['ASK'], premium: [100_000, null] as const },
+      { contractTypes: ['CALL'] },
+    ]) {
+      expect(tierSums(comboFilterOf(o))).toEqual(sums(comboFilterOf(o)));
+    }
+    expect(tierSums(comboFilterOf({ sectors: ['TECHNOLOGY'] }))).toEqual({});
   });
 });

@@ -11,6 +11,7 @@ import {
   statFieldPosition,
   statisticsFromCounters,
   type ComboFilter,
+  type OrderFlowKeys,
   type OrderFlowRow,
   type OrderFlowStatistics,
 } from '../../../services/views/order-flow';
@@ -22,8 +23,8 @@ import { orderFlowTableQuery, type OrderFlowQuery } from './planner';
  * Exact sums per (contractType, tradeSide) of premium, rows and contracts over every matching row.
  * Whole sessions filtered at most by tickers, contract types, trade sides, sectors and a premium
  * floor at a tier read the projector's counters: `<D>:st` per partition when nothing but the
- * sessions is asked, else the combination hashes (`<D>:sc`, or `<D>:sc:<TICKER>` in each ticker's
- * partition), which cost the same for a warm session as for a hot one. Anything else scans the
+ * sessions is asked, else the combination hashes (`<D>:stt` without sectors, `<D>:sc` with them,
+ * or `<D>:sc:<TICKER>` in each ticker's partition), which cost the same for a warm session as for a hot one. Anything else scans the
  * smallest candidate set (api/tables/engine.ts scanTable). Both sum premium in integer cents, so
  * they agree exactly.
  */
@@ -43,10 +44,13 @@ export async function readOrderFlowStatistics<Row extends OrderFlowRow>(
     const keys = Array.from({ length: MARKET_PARTITIONS }, (_, p) => orderFlowKeys(new PartitionKeys(keyPrefix, q.view, q.version, p)));
     const pipe = redis.pipeline();
     const whole = !h.tickers && isEveryCombination(combos);
+    // The smallest hash that answers: every row's (30 fields), by tier, type and side (no sector
+    // asked), or by combination.
+    const partitionHash = (k: OrderFlowKeys, d: string) => (whole ? k.stats(d) : combos.sectors ? k.comboStats(d) : k.tierStats(d));
     // HGETALL as a flat list (`call`): ioredis would build an object of each hash.
     for (const d of q.sessions) {
       if (h.tickers) for (const t of new Set(h.tickers)) pipe.call('HGETALL', keys[partitionOf(t, MARKET_PARTITIONS)].tickerComboStats(d, t));
-      else for (const k of keys) pipe.call('HGETALL', whole ? k.stats(d) : k.comboStats(d));
+      else for (const k of keys) pipe.call('HGETALL', partitionHash(k, d));
     }
     for (const [err, reply] of (await pipe.exec())!) {
       if (err) throw err;

@@ -30,6 +30,9 @@ import { COMBO_DIMENSIONS, PREMIUM_TIERS, comboOf, listPosition, premiumTierPosi
  *   <D>:sc                 hash  the same by combination (comboStatStem: premium tier, contract
  *                                type, trade side, sector), only combinations that have rows
  *   <D>:sc:<TICKER>        hash  the same per underlying (its statistics with or without filters)
+ *   <D>:stt                hash  the same by premium tier, contract type and trade side alone (the
+ *                                combination stem without the sector): what a filter without
+ *                                sectors reads, a tenth of `sc`'s fields
  *
  * Index zsets have all scores 0 and members `<sortKey>:<rowKey>`: ZRANGE BYLEX walks
  * (sort value, rowKey) in order, so the tie-break on rowKey is exact and a cursor
@@ -134,6 +137,9 @@ export class OrderFlowKeys {
   tickerComboStats(d: string, t: string): string {
     return this.p.key(d, 'sc', t);
   }
+  tierStats(d: string): string {
+    return this.p.key(d, 'stt');
+  }
 }
 
 export function orderFlowKeys(p: PartitionKeys): OrderFlowKeys {
@@ -149,6 +155,7 @@ export class SessionIndexKeys {
   readonly unusual: string;
   readonly stats: string;
   readonly comboStats: string;
+  readonly tierStats: string;
   private readonly tickers = new Map<string, string>();
   private readonly tickerStatKeys = new Map<string, string>();
   private readonly contracts = new Map<string, string>();
@@ -163,6 +170,7 @@ export class SessionIndexKeys {
     this.unusual = k.unusual(d);
     this.stats = k.stats(d);
     this.comboStats = k.comboStats(d);
+    this.tierStats = k.tierStats(d);
   }
 
   ticker(t: string): string {

@@ -62,7 +62,8 @@ export function statisticsFromCounters(counters: ReadonlyMap<string, number>): O
 // `<D>:sc` (a partition's session) and `<D>:sc:<TICKER>` hold the same sums split by the
 // combination index's dimensions (combinations.ts: premium tier, contract type, trade side,
 // sector), so statistics filtered on those fields (and a premium floor at a tier) come from
-// counters too, over any number of sessions, warm or hot. A field is `<stem><p|n|v>`, the stem
+// counters too, over any number of sessions, warm or hot. `<D>:stt` holds the same sums by tier,
+// contract type and side alone, for the filters without sectors. A field is `<stem><p|n|v>`, the stem
 // being the dimensions' positions: tier, contract type and side as one digit each, the sector in
 // base 36 ('z' for a sector outside the list). A combination's fields exist only while it has
 // rows, so the hash depends on the rows alone, not on the order they came in.
@@ -70,6 +71,11 @@ export function statisticsFromCounters(counters: ReadonlyMap<string, number>): O
 // ORDER_FLOW_LAYOUT_FORMAT bumped.
 
 const OFF_LIST_SECTOR = 'z';
+
+/** The stem of the tier counters (`<D>:stt`): a combination stem without its sector. */
+export function tierStatStem(comboStem: string): string {
+  return comboStem.slice(0, 3);
+}
 
 /** The counter stem of a row's combination, or null for a contract type or side outside the lists (never counted, as with STAT_FIELDS). */
 export function comboStatStem(row: Pick<OrderFlowRow, 'premium' | 'contractType' | 'tradeSideCode' | 'sector'>): string | null {
@@ -119,7 +125,8 @@ export function comboFilterOf(o: {
 
 /**
  * Adds a combination hash's fields that `f` takes to `sums` (premium cents, rows, contracts at
- * STAT_FIELDS positions). The hash comes flat (HGETALL's reply as a list: field, value, ...): a
+ * STAT_FIELDS positions): `sc` fields, or `stt` fields (no sector position), which answer only a
+ * filter without sectors. The hash comes flat (HGETALL's reply as a list: field, value, ...): a
  * 30-session statistics query reads ~360 hashes of up to ~1,500 fields, and building an object
  * of each, then taking its fields apart, was most of its time.
  */
@@ -127,12 +134,13 @@ export function addComboCounters(flat: readonly string[], f: ComboFilter, sums: 
   const sides = COMBO_DIMENSIONS.tradeSide.length;
   for (let i = 0; i < flat.length; i += 2) {
     const field = flat[i];
-    // One digit each: tier, contract type, side; the sector (one base-36 digit); p, n or v.
+    // One digit each: tier, contract type, side; in `sc` the sector (one base-36 digit); p, n or v.
     if (field.charCodeAt(0) - 48 < f.tierFrom) continue;
     const ct = field[1];
     const side = field[2];
-    if ((f.contractTypes && !f.contractTypes.has(ct)) || (f.tradeSides && !f.tradeSides.has(side)) || (f.sectors && !f.sectors.has(field[3]))) continue;
-    const what = field[4];
+    if ((f.contractTypes && !f.contractTypes.has(ct)) || (f.tradeSides && !f.tradeSides.has(side))) continue;
+    if (f.sectors && (field.length !== 5 || !f.sectors.has(field[3]))) continue;
+    const what = field[field.length - 1];
     sums[(Number(ct) * sides + Number(side)) * 3 + (what === 'p' ? 0 : what === 'n' ? 1 : 2)] += Number(flat[i + 1]);
   }
 }
