@@ -134,9 +134,9 @@ describe('the move to the warm tier', () => {
       // No index of a warm session is left behind; its statistics counters (st, sc, stt) stay.
       const p = Number(older[0].split('/')[0]);
       const left = await keysMatching(redis, `${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
-      expect(left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st', 'sc', 'stt'].includes(s))).toEqual(
-        [],
-      );
+      expect(
+        left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st', 'sc', 'stt'].includes(s)),
+      ).toEqual([]);
       // Nor its open-interest join (the order-flow views'), packed into `wh:oi`.
       if (view === EQUITY_PRINTS_VIEW) continue;
       const tag = `{p${String(p).padStart(2, '0')}}`;
