@@ -80,8 +80,9 @@ interface Bounded {
  */
 const metas = new LRUCache<string, SessionMetas>({ maxSize: 400_000, sizeCalculation: (m) => Math.max(1, m.all.length) });
 
-function sessionMetas(hash: Record<string, Buffer>): SessionMetas {
-  const all = Object.entries(hash).map(([id, stored]) => decodeMeta(id, stored));
+function sessionMetas(flat: readonly Buffer[]): SessionMetas {
+  const all: BlockMeta[] = new Array(flat.length / 2);
+  for (let i = 0; i < flat.length; i += 2) all[i / 2] = decodeMeta(flat[i].toString(), flat[i + 1]);
   const byKey = new Map<string, BlockMeta[]>();
   for (const m of all) {
     const list = byKey.get(m.blockKey);
@@ -134,12 +135,13 @@ async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
   const missing = pairs.filter((x) => x.metas === undefined);
   if (missing.length) {
     const pipe = pl.redis.pipeline();
-    for (const { p, seg } of missing) pipe.hgetallBuffer(new WarmKeys(pl.keys[p].p).meta(seg));
+    // As a flat list (`callBuffer`): ioredis would build an object of each session's thousands of blocks.
+    for (const { p, seg } of missing) pipe.callBuffer('HGETALL', new WarmKeys(pl.keys[p].p).meta(seg));
     const res = (await pipe.exec())!;
     res.forEach(([err, hash], n) => {
       if (err) throw err;
       const x = missing[n];
-      x.metas = sessionMetas(hash as Record<string, Buffer>);
+      x.metas = sessionMetas(hash as Buffer[]);
       if (x.cacheKey !== null) metas.set(x.cacheKey, x.metas);
     });
   }

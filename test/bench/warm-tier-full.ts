@@ -10,7 +10,8 @@ import { PartitionKeys } from '../../services/views/keys';
 import { isConsolidatedRow, type ConsolidatedTradeEvent, type EnrichedPrintEvent } from '../../services/domain/order-flow';
 import { SimulatedMarket } from '../../ingest/simulator/session';
 import { PROFILES } from '../../ingest/simulator/profiles';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout, type OrderFlowRow } from '../../services/views/order-flow';
+import { keysMatching } from '../support/redis-keys';
 import { readOrderFlowPage, readOrderFlowStatistics } from '../../api/views/order-flow';
 import { applyMicros, bytesOf, median, privateRedisServer, projectInChunks, usedMemory } from '../support/bench-redis';
 import { SampleFold, sampleOpenInterest, sampleSymbols } from '../support/order-flow-sample';
@@ -31,7 +32,8 @@ import { orderFlowPageCases, orderFlowStatisticsCase } from '../support/order-fl
  * machine's 24 GB. Reads: first pages of the newest session hot and of the newest warm session,
  * and statistics by scan and from the counters.
  * Results: test/bench/results/warm-tier-full[-NAME].json (`--label NAME`); `--save FILE.rdb` keeps the
- * data set (`redis-server --dir DIR --dbfilename FILE.rdb` serves it again).
+ * data set, and `--load FILE.rdb` times the reads of its newest session again (and statistics over
+ * 30 sessions, its counters copied), without projecting.
  */
 
 const arg = (name: string, d: number) => {
@@ -45,6 +47,8 @@ const EVERY = arg('every', 1);
 const LIMIT = arg('limit', Infinity);
 /** Where to save the Redis data set at the end (an RDB file), to profile reads without projecting again. */
 const SAVE_AT = process.argv.indexOf('--save') > 0 ? path.resolve(process.argv[process.argv.indexOf('--save') + 1]) : null;
+/** A data set saved with --save to read again instead of projecting (`--load FILE.rdb`). */
+const LOAD_FROM = process.argv.indexOf('--load') > 0 ? path.resolve(process.argv[process.argv.indexOf('--load') + 1]) : null;
 /** Move the newest session too, once its hot reads are timed, so that the same session is read in both tiers. */
 const MOVE_LAST = process.argv.includes('--move-last');
 /** Events projected per call (about 500 a partition, the projector's chunk). */
@@ -159,7 +163,71 @@ async function timeStatistics(redis: Redis, sessions: string[]) {
   };
 }
 
+/**
+ * `--load FILE.rdb`: the reads of the newest session of a data set saved with --save (pages and
+ * statistics, in whichever tier it was saved), and statistics over 30 sessions from the counters:
+ * the session's counter hashes copied under 29 earlier dates (the counters' size, not the rows',
+ * is what such a read pays; 30 `full` sessions of rows do not fit this machine).
+ */
+async function readSaved(file: string): Promise<void> {
+  const { redis, server } = await privateRedisServer(['--dir', path.dirname(file), '--dbfilename', path.basename(file)]);
+  try {
+    while ((await redis.info('persistence')).includes('loading:1')) await new Promise((r) => setTimeout(r, 250));
+    const pk = (p: number) => new PartitionKeys('mdq', ORDER_FLOW_PRINTS_VIEW, 1, p);
+    const session = (await redis.zrange(pk(0).key('s'), -1, -1))[0];
+    if (!session) throw new Error(`${file} holds no order-flow session`);
+    // Prints per ticker from the tickers' counters (the `n` fields of `sc:<TICKER>`).
+    const counterKeys = (await keysMatching(redis, `mdq:${ORDER_FLOW_PRINTS_VIEW}:v1:*:${session}:s*`)).filter((k) => /:(st|stt|sc)(:[^:]+)?$/.test(k));
+    const tickers: [string, number][] = [];
+    for (const key of counterKeys.filter((k) => k.includes(':sc:'))) {
+      const flat = (await redis.call('HGETALL', key)) as string[];
+      let n = 0;
+      for (let i = 0; i < flat.length; i += 2) if (flat[i].endsWith('n')) n += Number(flat[i + 1]);
+      tickers.push([key.slice(key.lastIndexOf(':') + 1), n]);
+    }
+    tickers.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const warm = (await redis.hget(pk(0).key('tier'), `w:${session}`)) !== null;
+    const reads: Record<string, unknown> = {
+      session,
+      tier: warm ? 'warm' : 'hot',
+      pages: await timePages(redis, session, tickers),
+      statistics: await timeStatistics(redis, [session]),
+    };
+    // 29 earlier sessions with the same counters (and tier), then statistics over all 30.
+    const copies = Array.from({ length: 29 }, (_, i) => `2024-03-${String(i + 1).padStart(2, '0')}`);
+    for (const d of copies) {
+      const pipe = redis.pipeline();
+      for (const key of counterKeys) pipe.copy(key, key.replace(`:${session}:`, `:${d}:`), 'REPLACE');
+      for (let p = 0; p < MARKET_PARTITIONS; p++) {
+        pipe.zadd(pk(p).key('s'), 0, d);
+        if (warm) pipe.hset(pk(p).key('tier'), `w:${d}`, (await redis.hget(pk(p).key('tier'), `w:${session}`)) ?? '0');
+      }
+      await pipe.exec();
+    }
+    const thirty = [...copies, session];
+    const counted = (tickers?: string[]) => {
+      const c = orderFlowStatisticsCase(thirty);
+      return {
+        ...c,
+        countersFilter: true,
+        ...(tickers ? { hints: { ...c.hints, tickers }, predicate: (r: OrderFlowRow) => tickers.includes(r.ticker) && c.predicate(r) } : {}),
+      };
+    };
+    reads.statistics30 = {
+      sessions: thirty.length,
+      countersMicros: await median(9, () => readOrderFlowStatistics(redis, 'mdq', counted())),
+      [`${tickers[0][0]} countersMicros`]: await median(9, () => readOrderFlowStatistics(redis, 'mdq', counted([tickers[0][0]]))),
+    };
+    console.log(JSON.stringify(reads, null, 2));
+    fs.writeFileSync(path.join(__dirname, 'results', `warm-tier-full-saved${LABEL}.json`), JSON.stringify(reads, null, 2) + '\n');
+  } finally {
+    redis.disconnect();
+    server.kill('SIGTERM');
+  }
+}
+
 async function main(): Promise<void> {
+  if (LOAD_FROM) return readSaved(LOAD_FROM);
   if (SAVE_AT) fs.rmSync(SAVE_AT, { force: true });
   const { redis, server } = await privateRedisServer(SAVE_AT ? ['--dir', path.dirname(SAVE_AT), '--dbfilename', path.basename(SAVE_AT)] : []);
   try {
