@@ -76,7 +76,8 @@ interface Bounded {
 /**
  * Decoded block metadata of warm (partition, session) pairs, by their tier field (warmTierValue),
  * which changes whenever the session's blocks do: a warm session is read by every query over it,
- * and a `full` session has tens of thousands of blocks. Bounded by the number of blocks.
+ * and a `full` session has tens of thousands of blocks. Bounded by the number of blocks (each
+ * order cached with them, one or two a session in practice, adds a small entry per block).
  */
 const metas = new LRUCache<string, SessionMetas>({ maxSize: 400_000, sizeCalculation: (m) => Math.max(1, m.all.length) });
 
@@ -299,7 +300,7 @@ export async function withWarmRows<Row>(
   return best.items.map((e) => e.row);
 }
 
-/** A block bound that orders as a number (null, or NaN, orders only by its sort key). */
+/** A block's bound as a number, or null when it has none (a value that is not a number, or NaN): its blocks are then read unordered. */
 function numberOrNull(v: number | null | undefined): number | null {
   return typeof v === 'number' && !Number.isNaN(v) ? v : null;
 }
