@@ -21,8 +21,10 @@ const BUFFER_SUFFIX = /Buffer$/;
 
 function firstKey(q: Queued, scripts: ScriptKeys): string | Buffer | undefined {
   if ('command' in q) return q.command.getKeys()[0];
-  const name = q.name.replace(BUFFER_SUFFIX, '').toLowerCase();
-  const args = q.args.flat() as (string | Buffer | number)[];
+  let name = q.name.replace(BUFFER_SUFFIX, '').toLowerCase();
+  let args = q.args.flat() as (string | Buffer | number)[];
+  // call('HGETALL', key) / callBuffer(...): the command is the first argument.
+  if (name === 'call') [name, args] = [String(args[0]).toLowerCase(), args.slice(1)];
   if (scripts.has(name)) {
     const n = scripts.get(name);
     return (n === null || n === undefined ? args[1] : args[0]) as string | Buffer | undefined;
@@ -40,6 +42,7 @@ function replay(pipeline: ChainableCommander, q: Queued): void {
   (pipeline as unknown as Record<string, (...a: unknown[]) => unknown>)[q.name]!(...q.args);
 }
 
+/** A pipeline over `cluster` that may span its nodes (see above). */
 export function slotPipeline(cluster: Cluster, native: () => ChainableCommander, scripts: ScriptKeys): ChainableCommander {
   const queue: Queued[] = [];
   const exec = async (): Promise<[Error | null, unknown][]> => {
