@@ -171,10 +171,10 @@ function blockTest<Row>(pl: TablePlan<Row>): { listed: (m: SessionMetas) => read
 }
 
 /** The warm pairs' blocks that can hold a match of the query. */
-async function candidateBlocks<Row>(pl: TablePlan<Row>): Promise<Block[]> {
+function candidateBlocks<Row>(pl: TablePlan<Row>, pairs: readonly WarmPair[]): Block[] {
   const test = blockTest(pl);
   const out: Block[] = [];
-  for (const { p, seg, metas: m } of await warmPairs(pl)) for (const meta of test.listed(m)) if (test.fits(meta)) out.push({ p, seg, meta });
+  for (const { p, seg, metas: m } of pairs) for (const meta of test.listed(m)) if (test.fits(meta)) out.push({ p, seg, meta });
   return out;
 }
 
@@ -232,7 +232,7 @@ async function readBlocks<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (row:
 
 /** Visits every warm row matching the query (scanTable's warm part). */
 export async function scanWarm<Row>(pl: TablePlan<Row>, visit: (row: Row) => void): Promise<void> {
-  const blocks = await candidateBlocks(pl);
+  const blocks = candidateBlocks(pl, await warmPairs(pl));
   for (let i = 0; i < blocks.length; i += BLOCKS_PER_ROUND) await readBlocks(pl, blocks.slice(i, i + BLOCKS_PER_ROUND), visit);
 }
 
@@ -257,8 +257,10 @@ export async function withWarmRows<Row>(
   const at = sort.suffix === null ? -1 : pl.q.layout.sorts.findIndex((s) => s.suffix === sort.suffix);
   const byDefault = at === 0;
   const bound = (b: Block) => (sort.descending ? b.meta.max[at] : b.meta.min[at])!;
-  const inOrder = at < 0 ? null : orderedBlocks(pl, await warmPairs(pl), at, sort.descending, (b) => after !== null && !farEnd(b, sort, at, after));
-  const unordered = inOrder ? [] : await candidateBlocks(pl);
+  // The pairs' metadata once: an unordered read falls back to every candidate of the same pairs.
+  const pairs = await warmPairs(pl);
+  const inOrder = at < 0 ? null : orderedBlocks(pl, pairs, at, sort.descending, (b) => after !== null && !farEnd(b, sort, at, after));
+  const unordered = inOrder ? [] : candidateBlocks(pl, pairs);
   const next = (n: number): Block[] => {
     if (!inOrder) return unordered.splice(0, n);
     const out: Block[] = [];

@@ -195,12 +195,13 @@ async function readSaved(file: string): Promise<void> {
     };
     // 29 earlier sessions with the same counters (and tier), then statistics over all 30.
     const copies = Array.from({ length: 29 }, (_, i) => `2024-03-${String(i + 1).padStart(2, '0')}`);
+    const tiers = await Promise.all(Array.from({ length: MARKET_PARTITIONS }, (_, p) => redis.hget(pk(p).key('tier'), `w:${session}`)));
     for (const d of copies) {
       const pipe = redis.pipeline();
       for (const key of counterKeys) pipe.copy(key, key.replace(`:${session}:`, `:${d}:`), 'REPLACE');
       for (let p = 0; p < MARKET_PARTITIONS; p++) {
         pipe.zadd(pk(p).key('s'), 0, d);
-        if (warm) pipe.hset(pk(p).key('tier'), `w:${d}`, (await redis.hget(pk(p).key('tier'), `w:${session}`)) ?? '0');
+        if (warm) pipe.hset(pk(p).key('tier'), `w:${d}`, tiers[p] ?? '0');
       }
       await pipe.exec();
     }
