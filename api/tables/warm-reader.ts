@@ -9,8 +9,8 @@ import {
   WARM_BLOCK_ROWS,
   WarmKeys,
   blocksHolding,
-  decodeMeta,
   isWarmMetaStamp,
+  readSessionMetas,
   unpackBlock,
   unpackCompanion,
   type BlockMeta,
@@ -81,9 +81,7 @@ interface Bounded {
  */
 const metas = new LRUCache<string, SessionMetas>({ maxSize: 400_000, sizeCalculation: (m) => Math.max(1, m.all.length) });
 
-function sessionMetas(flat: readonly Buffer[]): SessionMetas {
-  const all: BlockMeta[] = new Array(flat.length / 2);
-  for (let i = 0; i < flat.length; i += 2) all[i / 2] = decodeMeta(flat[i].toString(), flat[i + 1]);
+function sessionMetas(all: BlockMeta[]): SessionMetas {
   const byKey = new Map<string, BlockMeta[]>();
   for (const m of all) {
     const list = byKey.get(m.blockKey);
@@ -135,14 +133,13 @@ async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
   });
   const missing = pairs.filter((x) => x.metas === undefined);
   if (missing.length) {
-    const pipe = pl.redis.pipeline();
-    // As a flat list (`callBuffer`): ioredis would build an object of each session's thousands of blocks.
-    for (const { p, seg } of missing) pipe.callBuffer('HGETALL', new WarmKeys(pl.keys[p].p).meta(seg));
-    const res = (await pipe.exec())!;
-    res.forEach(([err, hash], n) => {
-      if (err) throw err;
+    const read = await readSessionMetas(
+      pl.redis,
+      missing.map(({ p, seg }) => ({ w: new WarmKeys(pl.keys[p].p), seg })),
+    );
+    read.forEach((all, n) => {
       const x = missing[n];
-      x.metas = sessionMetas(hash as Buffer[]);
+      x.metas = sessionMetas(all);
       if (x.cacheKey !== null) metas.set(x.cacheKey, x.metas);
     });
   }
@@ -353,7 +350,7 @@ export async function readWarmCompanion<Row>(
   const companion = layout.warm?.companions?.find((c) => c.name === name);
   if (!companion) throw new Error(`${layout.view} has no warm companion '${name}'`);
   const w = new WarmKeys(keys);
-  const metas = Object.entries(await redis.hgetallBuffer(w.meta(seg))).map(([id, m]) => decodeMeta(id, m));
+  const [metas] = await readSessionMetas(redis, [{ w, seg }]);
   const ids = [...new Set(rows.flatMap((r) => blocksHolding(layout, metas, r)))];
   const out = new Map<string, Buffer>();
   if (!ids.length) return out;

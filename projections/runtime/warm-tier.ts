@@ -8,6 +8,7 @@ import {
   lastEventField,
   eachPackedBlockOfStored,
   packCompanion,
+  packSessionMetas,
   packStateHashes,
   unpackBlock,
   unpackCompanion,
@@ -231,10 +232,10 @@ export async function freezeOps<Row>(redis: Redis, layout: TableLayout<Row>, key
   const ops: RedisOp[] = [];
   const hot = hotKeys.keys();
   ops.push(['UNLINK', hot[0], ...hot.slice(1)]);
-  ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
+  ops.push(['UNLINK', w.blocks(d), w.metas(d), w.metaHash(d)]);
   if (blocks.length) {
     ops.push(['HSET', w.blocks(d), ...blocks.flatMap((b) => [b.id, b.body])]);
-    ops.push(['HSET', w.meta(d), ...blocks.flatMap((b) => [b.id, b.meta])]);
+    ops.push(['SET', w.metas(d), packSessionMetas(blocks.map((b) => b.meta))]);
   }
   for (const c of layout.warm?.companions ?? []) {
     const values = await hashEntries(redis, c.hash(k, d));
@@ -315,7 +316,7 @@ async function thawTableOps<Row>(c: Redis, layout: TableLayout<Row>, keys: Parti
     ops.push(['UNLINK', w.companion(d, comp.name)]);
   }
   for (const st of layout.warm?.stateHashes ?? []) ops.push(...(await thawStateOps(c, st, k, w, d)));
-  ops.push(['UNLINK', w.blocks(d), w.meta(d)]);
+  ops.push(['UNLINK', w.blocks(d), w.metas(d), w.metaHash(d)]);
   return ops;
 }
 

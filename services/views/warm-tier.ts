@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants as zlib } from 'node:zlib';
 import { Packr } from 'msgpackr';
+import type { RedisClient as Redis } from '../redis/client';
 import type { PartitionKeys } from './keys';
 import { compareKeys, encodeSortKey } from './sort-keys';
 import type { TableKeys, TableLayout, TableSort } from './table';
@@ -11,9 +12,13 @@ import type { TableKeys, TableLayout, TableSort } from './table';
  *
  *   <seg>:wb        hash  blockId -> brotli(MessagePack(codec.pack(rows))): up to rowsPerBlock rows
  *                         of one block key (a ticker), in default-sort order
- *   <seg>:wm        hash  blockId -> MessagePack [blockKey, count, mins, maxs]: per indexed sort the
- *                         least and greatest value of the block (null when a value is not a number),
- *                         so a query skips blocks it cannot match and reads the others in sort order
+ *   <seg>:wmp       string  every block's metadata, packed by column (packSessionMetas): its block
+ *                         key, row count, and per indexed sort the least and greatest value of the
+ *                         block (null when a value is not a number), so a query skips blocks it cannot
+ *                         match and reads the others in sort order. One value, so that the first read
+ *                         of a session decodes it at once (a `full` session has ~18,000 blocks).
+ *                         A session frozen before it has `<seg>:wm` instead: a hash blockId ->
+ *                         MessagePack [blockKey, count, mins, maxs] (decodeMeta), still read.
  *   <seg>:wx:<name> hash  blockId -> a companion's values of the block's rows, packed (WarmTier.companions)
  *   <seg>:wh:<name> string  the session's state hashes, packed as one value (WarmTier.stateHashes)
  *   tier            hash  w:<seg> -> block count, for each warm session (absent: hot; 0: its state alone)
@@ -104,7 +109,10 @@ export interface BlockMeta {
 
 export interface PackedBlock {
   id: string;
-  meta: Buffer;
+  /** Its metadata (packSessionMetas packs a session's together). */
+  meta: BlockMeta;
+  /** The metadata as one MessagePack value (what the session's tier field digests). */
+  metaBytes: Buffer;
   body: Buffer;
   /** The rowKeys of its rows, in block order. */
   rowKeys: string[];
@@ -119,7 +127,12 @@ export class WarmKeys {
   blocks(seg: string): string {
     return this.p.key(seg, 'wb');
   }
-  meta(seg: string): string {
+  /** The session's packed block metadata (packSessionMetas). */
+  metas(seg: string): string {
+    return this.p.key(seg, 'wmp');
+  }
+  /** The block metadata of a session frozen before it was packed: a hash by block id (decodeMeta). */
+  metaHash(seg: string): string {
     return this.p.key(seg, 'wm');
   }
   companion(seg: string, name: string): string {
@@ -147,10 +160,10 @@ export const warmField = (seg: string): string => `w:${seg}`;
  * back and frozen again with other rows gets another value, and the same rows give the same
  * value (packBlocks is deterministic), so a rebuild writes what the projection wrote.
  */
-export function warmTierValue(blocks: readonly Pick<PackedBlock, 'id' | 'meta'>[]): string {
+export function warmTierValue(blocks: readonly Pick<PackedBlock, 'id' | 'metaBytes'>[]): string {
   if (!blocks.length) return '0';
   const h = createHash('sha1');
-  for (const b of blocks) h.update(b.id).update('\0').update(b.meta);
+  for (const b of blocks) h.update(b.id).update('\0').update(b.metaBytes);
   return `${blocks.length}:${h.digest('base64url').slice(0, 16)}`;
 }
 
@@ -280,7 +293,14 @@ function* packGroup<Row>(layout: TableLayout<Row>, key: string, rows: Row[]): Ge
     const part = sorted.slice(i, i + per);
     const id = `${key}:${n}`;
     const body = brotliCompressSync(PACKR.pack(codec.pack(part)), { params: BROTLI_PARAMS });
-    yield { id, meta: PACKR.pack(metaOf(layout.sorts, key, part)), body, rowKeys: part.map((r) => layout.rowKeyOf(r)) };
+    const meta = metaOf(layout.sorts, key, part);
+    yield {
+      id,
+      meta: { id, blockKey: key, count: part.length, min: meta[2], max: meta[3] },
+      metaBytes: PACKR.pack(meta),
+      body,
+      rowKeys: part.map((r) => layout.rowKeyOf(r)),
+    };
   }
 }
 
@@ -309,6 +329,102 @@ function metaOf<Row>(sorts: readonly TableSort<Row>[], blockKey: string, rows: r
 export function decodeMeta(id: string, stored: Buffer): BlockMeta {
   const [blockKey, count, min, max] = PACKR.unpack(stored) as [string, number, (number | null)[], (number | null)[]];
   return { id, blockKey, count, min, max };
+}
+
+const SESSION_METAS_FORMAT = 1;
+
+/**
+ * A session's block metadata (one partition) as one value, by column: [format, sorts, block keys,
+ * blocks per key, counts (uint32), mins and maxs (float64, block by block, a sort after another;
+ * NaN for null)], little-endian. Blocks come grouped by key in key order with ids `<key>:<n>`, n
+ * from 0 (packBlocks' order), so their ids are not stored.
+ */
+export function packSessionMetas(metas: readonly BlockMeta[]): Buffer {
+  const sorts = metas.length ? metas[0].min.length : 0;
+  const keys: string[] = [];
+  const perKey: number[] = [];
+  const counts = new Uint32Array(metas.length);
+  const mins = new Float64Array(metas.length * sorts);
+  const maxs = new Float64Array(metas.length * sorts);
+  metas.forEach((m, b) => {
+    if (keys[keys.length - 1] !== m.blockKey) {
+      if (keys.length && m.blockKey <= keys[keys.length - 1]) throw new Error(`block ${m.id} out of key order`);
+      keys.push(m.blockKey);
+      perKey.push(0);
+    }
+    if (m.id !== `${m.blockKey}:${perKey[perKey.length - 1]++}` || m.min.length !== sorts) throw new Error(`block ${m.id} out of order or of another layout`);
+    counts[b] = m.count;
+    for (let s = 0; s < sorts; s++) {
+      mins[b * sorts + s] = m.min[s] ?? NaN;
+      maxs[b * sorts + s] = m.max[s] ?? NaN;
+    }
+  });
+  const bytes = (a: Uint32Array | Float64Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  return PACKR.pack([SESSION_METAS_FORMAT, sorts, keys, perKey, bytes(counts), bytes(mins), bytes(maxs)]);
+}
+
+/** The block metadata packSessionMetas packed, in the same order. */
+export function unpackSessionMetas(packed: Buffer): BlockMeta[] {
+  const [format, sorts, keys, perKey, countBytes, minBytes, maxBytes] = PACKR.unpack(packed) as [
+    number,
+    number,
+    string[],
+    number[],
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+  ];
+  if (format !== SESSION_METAS_FORMAT) throw new Error(`packed block metadata of format ${format}, not ${SESSION_METAS_FORMAT}`);
+  // Copied, so that the typed arrays are aligned whatever offset the values had in the reply.
+  const counts = new Uint32Array(Uint8Array.from(countBytes).buffer);
+  const mins = new Float64Array(Uint8Array.from(minBytes).buffer);
+  const maxs = new Float64Array(Uint8Array.from(maxBytes).buffer);
+  const out: BlockMeta[] = new Array(counts.length);
+  let b = 0;
+  keys.forEach((blockKey, k) => {
+    for (let n = 0; n < perKey[k]; n++, b++) {
+      const min: (number | null)[] = new Array(sorts);
+      const max: (number | null)[] = new Array(sorts);
+      for (let s = 0; s < sorts; s++) {
+        const lo = mins[b * sorts + s];
+        const hi = maxs[b * sorts + s];
+        min[s] = lo === lo ? lo : null;
+        max[s] = hi === hi ? hi : null;
+      }
+      out[b] = { id: `${blockKey}:${n}`, blockKey, count: counts[b], min, max };
+    }
+  });
+  if (b !== counts.length) throw new Error(`packed block metadata lists ${b} blocks by key and ${counts.length} counts`);
+  return out;
+}
+
+/**
+ * The block metadata of warm sessions (each a partition's WarmKeys and a session), in one round
+ * trip, or two where a session was frozen before its metadata was packed (the hash, read as a
+ * flat list: ioredis would build an object of its thousands of fields).
+ */
+export async function readSessionMetas(redis: Redis, sessions: readonly { w: WarmKeys; seg: string }[]): Promise<BlockMeta[][]> {
+  if (!sessions.length) return [];
+  const pipe = redis.pipeline();
+  for (const { w, seg } of sessions) pipe.getBuffer(w.metas(seg));
+  const packed = (await pipe.exec())!.map(([err, v]) => {
+    if (err) throw err;
+    return v as Buffer | null;
+  });
+  const out = packed.map((v) => (v === null ? null : unpackSessionMetas(v)));
+  const older = out.flatMap((m, i) => (m === null ? [i] : []));
+  if (older.length) {
+    const hashes = redis.pipeline();
+    for (const i of older) hashes.callBuffer('HGETALL', sessions[i].w.metaHash(sessions[i].seg));
+    (await hashes.exec())!.forEach(([err, flat], n) => {
+      if (err) throw err;
+      const f = flat as Buffer[];
+      const metas: BlockMeta[] = new Array(f.length / 2);
+      for (let j = 0; j < f.length; j += 2) metas[j / 2] = decodeMeta(f[j].toString(), f[j + 1]);
+      out[older[n]] = metas;
+    });
+  }
+  return out as BlockMeta[][];
 }
 
 /** The rows of a stored block, in default-sort order. */

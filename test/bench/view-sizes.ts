@@ -24,7 +24,7 @@ import { PartitionKeys, pointerKey } from '../../services/views/keys';
 import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../services/views/order-flow';
 import { EQUITY_PRINTS_LAYOUT } from '../../services/views/equities/equity-prints';
 import { TableKeys } from '../../services/views/table';
-import { WarmKeys, decodeMeta, warmField } from '../../services/views/warm-tier';
+import { WarmKeys, readSessionMetas, warmField } from '../../services/views/warm-tier';
 
 const { values } = parseArgs({ options: { label: { type: 'string' } } });
 
@@ -143,7 +143,7 @@ async function tierSizes(
     a.pairs++;
     a.dates.add(d);
     a.bytes += bytes;
-    if (warm) for (const [id, meta] of Object.entries(await redis.hgetallBuffer(new WarmKeys(keys).meta(d)))) a.rows += decodeMeta(id, meta).count;
+    if (warm) for (const meta of (await readSessionMetas(redis, [{ w: new WarmKeys(keys), seg: d }]))[0]) a.rows += meta.count;
     else a.rows += await redis.hlen(new TableKeys(keys).rows(d));
   }
   const fig = (a: typeof acc.hot): TierFigures => ({

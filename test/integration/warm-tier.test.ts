@@ -25,7 +25,8 @@ import {
 } from '../../services/views/order-flow';
 import { EQUITY_PRINTS_LAYOUT, EQUITY_PRINTS_VIEW, type EquityPrintRow } from '../../services/views/equities/equity-prints';
 import { TableKeys, type TableLayout } from '../../services/views/table';
-import { WarmKeys, warmField } from '../../services/views/warm-tier';
+import { Packr } from 'msgpackr';
+import { WarmKeys, unpackSessionMetas, warmField } from '../../services/views/warm-tier';
 import {
   readOrderFlowPage,
   readOrderFlowStatistics,
@@ -135,7 +136,7 @@ describe('the move to the warm tier', () => {
       const p = Number(older[0].split('/')[0]);
       const left = await keysMatching(redis, `${WARM}:${view}:v1:{p${String(p).padStart(2, '0')}}:${SESSIONS[0]}:*`);
       expect(
-        left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wm', 'wx', 'wh', 'st', 'sc', 'stt'].includes(s)),
+        left.map((k) => k.slice(k.lastIndexOf(SESSIONS[0]) + 11).split(':')[0]).filter((s) => !['wb', 'wmp', 'wx', 'wh', 'st', 'sc', 'stt'].includes(s)),
       ).toEqual([]);
       // Nor its open-interest join (the order-flow views'), packed into `wh:oi`.
       if (view === EQUITY_PRINTS_VIEW) continue;
@@ -265,6 +266,39 @@ describe('order flow read from both tiers equals brute force', () => {
           .slice(0, 3),
       ),
     );
+  });
+});
+
+describe('a session frozen before its block metadata was packed', () => {
+  it('reads the same from the older hash of metadata by block id', async () => {
+    const c = CASES[6];
+    const expected = keysOf(brute(prints, c, 'SIZE', true));
+    const packr = new Packr({ useRecords: false });
+    const restore: [WarmKeys, string, Buffer, string][] = [];
+    for (let p = 0; p < MARKET_PARTITIONS; p++) {
+      const w = new WarmKeys(new PartitionKeys(WARM, ORDER_FLOW_PRINTS_VIEW, 1, p));
+      for (const d of SESSIONS) {
+        const packed = await redis.getBuffer(w.metas(d));
+        if (!packed) continue;
+        const stamp = (await redis.hget(w.tier, warmField(d)))!;
+        restore.push([w, d, packed, stamp]);
+        const metas = unpackSessionMetas(packed);
+        await redis.hset(w.metaHash(d), ...metas.flatMap((m) => [m.id, packr.pack([m.blockKey, m.count, m.min, m.max])]));
+        await redis.del(w.metas(d));
+        // Another stamp, so that the reader does not take the metadata it decoded before from its cache.
+        await redis.hset(w.tier, warmField(d), `${stamp}-hash`);
+      }
+    }
+    expect(restore.length).toBeGreaterThan(4);
+    try {
+      expect(keysOf(await walk(WARM, query(ORDER_FLOW_PRINTS_VIEW, c, 'SIZE', true, 7)))).toEqual(expected);
+    } finally {
+      for (const [w, d, packed, stamp] of restore) {
+        await redis.set(w.metas(d), packed);
+        await redis.del(w.metaHash(d));
+        await redis.hset(w.tier, warmField(d), stamp);
+      }
+    }
   });
 });
 

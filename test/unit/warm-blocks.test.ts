@@ -3,10 +3,13 @@ import {
   decodeMeta,
   eachPackedBlockOfStored,
   packBlocks,
+  packSessionMetas,
   packStateHashes,
   sortRows,
   unpackBlock,
+  unpackSessionMetas,
   unpackStateHashes,
+  type BlockMeta,
   type PackedBlock,
 } from '../../services/views/warm-tier';
 import { compareKeys, encodeSortKey } from '../../services/views/sort-keys';
@@ -32,7 +35,8 @@ describe('warm blocks', () => {
     for (const r of back) expect(r).toEqual(byId.get(r.id));
     for (const b of blocks) {
       const got = unpackBlock(layout, b.body, D);
-      const meta = decodeMeta(b.id, b.meta);
+      const meta = decodeMeta(b.id, b.metaBytes);
+      expect(b.meta).toEqual(meta);
       expect(got.length).toBe(meta.count);
       expect(got.length).toBeLessThanOrEqual(50);
       expect(new Set(got.map((r) => r.ticker))).toEqual(new Set([meta.blockKey]));
@@ -53,8 +57,8 @@ describe('warm blocks', () => {
 
   it('are deterministic: the same rows in any order give the same bytes', () => {
     const again = packBlocks(layout, [...rows].reverse());
-    expect(again.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')])).toEqual(
-      blocks.map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')]),
+    expect(again.map((b) => [b.id, b.body.toString('base64'), b.metaBytes.toString('base64')])).toEqual(
+      blocks.map((b) => [b.id, b.body.toString('base64'), b.metaBytes.toString('base64')]),
     );
   });
 
@@ -68,7 +72,7 @@ describe('warm blocks', () => {
 
   it('packed from stored rows, a group at a time, they are the same blocks, and every row is seen once', () => {
     const stored = new Map(rows.map((r) => [r.id, layout.encode(r) as Buffer]));
-    const ids = (bs: (PackedBlock | null)[]) => bs.filter((b) => b !== null).map((b) => [b.id, b.body.toString('base64'), b.meta.toString('base64')]);
+    const ids = (bs: (PackedBlock | null)[]) => bs.filter((b) => b !== null).map((b) => [b.id, b.body.toString('base64'), b.metaBytes.toString('base64')]);
     // Without storedBlockKey every row is decoded to group it; with one, only the rows it declines.
     const peeking = {
       ...layout,
@@ -83,6 +87,24 @@ describe('warm blocks', () => {
       expect(out.filter((b) => b === null).length).toBe(Math.floor(rows.length / 2_000));
     }
     expect([...eachPackedBlockOfStored(layout, new Map(), D, () => undefined)]).toEqual([]);
+  });
+
+  it("a session's metadata packs to one value and comes back the same, block for block", () => {
+    const metas = blocks.map((b) => b.meta);
+    expect(unpackSessionMetas(packSessionMetas(metas))).toEqual(metas);
+    // Nulls (a value that is not a number), infinities and -0 survive; no blocks, no metadata.
+    const odd: BlockMeta[] = [
+      { id: 'A:0', blockKey: 'A', count: 256, min: [null, -Infinity, -0], max: [null, Infinity, 0] },
+      { id: 'A:1', blockKey: 'A', count: 1, min: [1.5, 2, 3], max: [1.5, 2, 3e300] },
+      { id: 'B:0', blockKey: 'B', count: 7, min: [-1, 0, 0], max: [1, 0, null] },
+    ];
+    const back = unpackSessionMetas(packSessionMetas(odd));
+    expect(back).toEqual(odd);
+    expect(Object.is(back[0].min[2], -0)).toBe(true);
+    expect(unpackSessionMetas(packSessionMetas([]))).toEqual([]);
+    // Ids are derived from the order, so a block out of it is refused rather than renamed.
+    expect(() => packSessionMetas([odd[1], odd[0]])).toThrow(/out of order/);
+    expect(() => packSessionMetas([odd[2], odd[0]])).toThrow(/out of key order/);
   });
 
   it('sort rows in the order of their encoded sort keys, numbers compared as numbers', () => {
