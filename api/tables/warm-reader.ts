@@ -62,15 +62,16 @@ interface Keyed<Row> {
 /** A warm session's block metadata of one partition, decoded, by block key, and in the orders pages asked for. */
 interface SessionMetas {
   all: BlockMeta[];
+  /** Each block key's blocks in block order (`<key>:<n>`, n ascending). */
   byKey: Map<string, BlockMeta[]>;
   /** Every block in the order of its bound on a sort (`<sort position><+|->`), null when a block has none (ordersOf). */
-  byBound: Map<string, Bounded[] | null>;
-}
-
-/** A block with its bound on the sort a page reads by: a number, since numbers order as their sort keys do. */
-interface Bounded {
-  meta: BlockMeta;
-  bound: number;
+  byBound: Map<string, BlockMeta[] | null>;
+  /**
+   * Whether each block key's blocks are in the order of their bounds on the default sort (both
+   * the least and the greatest value never decrease from a block to the next), as blocks cut
+   * from rows in that order are: the key's list is then a run of that order as it is. Computed once.
+   */
+  keyRuns?: boolean;
 }
 
 /**
@@ -91,28 +92,57 @@ function sessionMetas(all: BlockMeta[]): SessionMetas {
   return { all, byKey, byBound: new Map() };
 }
 
+/** Whether every block key's list of `m` is a run of the default sort (SessionMetas.keyRuns). */
+function keyRuns(m: SessionMetas): boolean {
+  if (m.keyRuns === undefined) {
+    m.keyRuns = [...m.byKey.values()].every((list) =>
+      list.every((b, i) => {
+        const lo = numberOrNull(b.min[0]);
+        const hi = numberOrNull(b.max[0]);
+        return lo !== null && hi !== null && (i === 0 || (lo >= list[i - 1].min[0]! && hi >= list[i - 1].max[0]!));
+      }),
+    );
+  }
+  return m.keyRuns;
+}
+
 /**
  * `metas` in the order of their bound on sort `at` (greatest maximum first when descending), or
  * null when a block has no numeric bound. A session's whole order is computed once and cached
  * with its metadata: a page over every row of a `full` session otherwise ordered its ~18,000
  * blocks for each request, to read a few hundred.
  */
-function ordersOf(m: SessionMetas, metas: readonly BlockMeta[], at: number, descending: boolean): Bounded[] | null {
+function ordersOf(m: SessionMetas, metas: readonly BlockMeta[], at: number, descending: boolean): BlockMeta[] | null {
   const whole = metas === m.all;
   const key = `${at}${descending ? '-' : '+'}`;
   if (whole && m.byBound.has(key)) return m.byBound.get(key)!;
-  const out: Bounded[] = [];
-  for (const meta of metas) {
-    const bound = numberOrNull(descending ? meta.max[at] : meta.min[at]);
+  const sign = descending ? -1 : 1;
+  const bounds = new Float64Array(metas.length);
+  for (let i = 0; i < metas.length; i++) {
+    const bound = numberOrNull(descending ? metas[i].max[at] : metas[i].min[at]);
     if (bound === null) {
       if (whole) m.byBound.set(key, null);
       return null;
     }
-    out.push({ meta, bound });
+    bounds[i] = bound;
   }
-  out.sort(descending ? (a, b) => b.bound - a.bound : (a, b) => a.bound - b.bound);
+  // Positions sorted by their bounds (a typed array of numbers sorts without an object per block).
+  const order = Uint32Array.from(metas.keys()).sort((a, b) => sign * (bounds[a] < bounds[b] ? -1 : bounds[a] > bounds[b] ? 1 : 0));
+  const out = Array.from(order, (i) => metas[i]);
   if (whole) m.byBound.set(key, out);
   return out;
+}
+
+/**
+ * A pair's candidate blocks as runs, each in the order of its bound on sort `at` (read from its end
+ * when `backward`), or null when a block has no numeric bound. On the default sort each block key's
+ * list is a run already (keyRuns): a ticker's page or a page over every row then merges the keys'
+ * runs without ordering any block; on another sort, one run, ordered (ordersOf).
+ */
+function runsOf(m: SessionMetas, keys: readonly string[] | null, at: number, descending: boolean): { lists: readonly BlockMeta[][]; backward: boolean } | null {
+  if (at === 0 && keyRuns(m)) return { lists: keys ? keys.map((k) => m.byKey.get(k) ?? []) : [...m.byKey.values()], backward: descending };
+  const order = ordersOf(m, keys ? keys.flatMap((k) => m.byKey.get(k) ?? []) : m.all, at, descending);
+  return order && { lists: [order], backward: false };
 }
 
 /** A warm (partition, session) pair of the query, with its block metadata. */
@@ -147,7 +177,11 @@ async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
 }
 
 /** The blocks of a pair a query may read (listed: its tickers' only), and whether a block can hold a match (its ranges). */
-function blockTest<Row>(pl: TablePlan<Row>): { listed: (m: SessionMetas) => readonly BlockMeta[]; fits: (meta: BlockMeta) => boolean } {
+function blockTest<Row>(pl: TablePlan<Row>): {
+  keys: string[] | null;
+  listed: (m: SessionMetas) => readonly BlockMeta[];
+  fits: (meta: BlockMeta) => boolean;
+} {
   const sorts = pl.q.layout.sorts;
   const b = pl.q.warmBounds;
   const keys = b?.blockKeys ? [...new Set(b.blockKeys)] : null;
@@ -161,6 +195,7 @@ function blockTest<Row>(pl: TablePlan<Row>): { listed: (m: SessionMetas) => read
     if (i >= 0 && r) bounds.push([i, r[0], r[1]]);
   }
   return {
+    keys,
     listed: (m) => (keys ? keys.flatMap((k) => m.byKey.get(k) ?? []) : m.all),
     // A bound is inclusive; the window's end is exclusive, which only makes the test looser.
     fits: (meta) => !bounds.some(([i, lo, hi]) => meta.min[i] !== null && ((lo !== null && meta.max[i]! < lo) || (hi !== null && meta.min[i]! > hi))),
@@ -177,7 +212,7 @@ function candidateBlocks<Row>(pl: TablePlan<Row>, pairs: readonly WarmPair[]): B
 
 /**
  * The candidate blocks of every pair in the order of their bound on sort `at`, merged lazily from
- * each pair's order (ordersOf), so that a page pays for the blocks it reads, not for all of them;
+ * each pair's runs (runsOf), so that a page pays for the blocks it reads, not for all of them;
  * null when a block has no numeric bound. `skip` leaves out blocks the cursor has passed.
  */
 function orderedBlocks<Row>(
@@ -188,19 +223,28 @@ function orderedBlocks<Row>(
   skip: (b: Block) => boolean,
 ): (() => Block | undefined) | null {
   const test = blockTest(pl);
-  const sign = descending ? -1 : 1;
-  const cursors: { pair: WarmPair; list: Bounded[]; i: number }[] = [];
+  const bound = descending ? (m: BlockMeta) => -m.max[at]! : (m: BlockMeta) => m.min[at]!;
+  // A cursor walks a run from `i` by `step`; `at` is the bound of the block it is on.
+  const cursors: { pair: WarmPair; list: readonly BlockMeta[]; i: number; step: number; at: number }[] = [];
   for (const pair of pairs) {
-    const list = ordersOf(pair.metas, test.listed(pair.metas), at, descending);
-    if (!list) return null;
-    if (list.length) cursors.push({ pair, list, i: 0 });
+    const runs = runsOf(pair.metas, test.keys, at, descending);
+    if (!runs) return null;
+    for (const list of runs.lists) {
+      if (!list.length) continue;
+      const i = runs.backward ? list.length - 1 : 0;
+      cursors.push({ pair, list, i, step: runs.backward ? -1 : 1, at: bound(list[i]) });
+    }
   }
-  const heap = new TinyQueue(cursors, (a, b) => sign * (a.list[a.i].bound - b.list[b.i].bound));
+  const heap = new TinyQueue(cursors, (a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return () => {
     while (heap.length) {
       const c = heap.pop()!;
-      const { meta } = c.list[c.i++];
-      if (c.i < c.list.length) heap.push(c);
+      const meta = c.list[c.i];
+      c.i += c.step;
+      if (c.i >= 0 && c.i < c.list.length) {
+        c.at = bound(c.list[c.i]);
+        heap.push(c);
+      }
       const block = { p: c.pair.p, seg: c.pair.seg, meta };
       if (test.fits(meta) && !skip(block)) return block;
     }

@@ -421,7 +421,9 @@ export async function readSessionMetas(redis: Redis, sessions: readonly { w: War
       const f = flat as Buffer[];
       const metas: BlockMeta[] = new Array(f.length / 2);
       for (let j = 0; j < f.length; j += 2) metas[j / 2] = decodeMeta(f[j].toString(), f[j + 1]);
-      out[older[n]] = metas;
+      // In the packed value's order (by key, then block number), which a hash does not keep.
+      const no = (m: BlockMeta) => Number(m.id.slice(m.id.lastIndexOf(':') + 1));
+      out[older[n]] = metas.sort((a, b) => (a.blockKey < b.blockKey ? -1 : a.blockKey > b.blockKey ? 1 : no(a) - no(b)));
     });
   }
   return out as BlockMeta[][];
