@@ -9,6 +9,7 @@ import {
   WARM_BLOCK_ROWS,
   WarmKeys,
   blocksHolding,
+  coversBlockBodies,
   isWarmMetaStamp,
   readSessionMetas,
   unpackBlock,
@@ -38,10 +39,11 @@ const BLOCKS_PER_ROUND = 16;
  */
 const decoded = new LRUCache<string, object[]>({ maxSize: 200_000, sizeCalculation: (rows) => Math.max(1, rows.length) });
 
-function rowsOf<Row>(pl: TablePlan<Row>, body: Buffer, seg: string): Row[] {
-  const id = `${pl.q.layout.view}\n${seg}\n${createHash('sha1').update(body).digest('base64')}`;
+/** A block's rows, decoded once: keyed by its session's stamp and its id when the stamp covers the bodies, else by a digest of its bytes. */
+function rowsOf<Row>(pl: TablePlan<Row>, b: Block, body: Buffer): Row[] {
+  const id = b.rowsKey ?? `${pl.q.layout.view}\n${b.seg}\n${createHash('sha1').update(body).digest('base64')}`;
   let rows = decoded.get(id) as Row[] | undefined;
-  if (!rows) decoded.set(id, (rows = unpackBlock(pl.q.layout, body, seg)) as object[]);
+  if (!rows) decoded.set(id, (rows = unpackBlock(pl.q.layout, body, b.seg)) as object[]);
   return rows;
 }
 
@@ -49,6 +51,8 @@ interface Block {
   p: number;
   seg: string;
   meta: BlockMeta;
+  /** The key of its decoded rows when its session's stamp covers the blocks' bodies (coversBlockBodies): found without reading the block. */
+  rowsKey: string | null;
 }
 
 interface Keyed<Row> {
@@ -150,7 +154,16 @@ interface WarmPair {
   p: number;
   seg: string;
   metas: SessionMetas;
+  /** The session's stamp keys its blocks' rows (coversBlockBodies): `<this><block id>`. */
+  rowsPrefix: string | null;
 }
+
+const blockOf = (pair: WarmPair, meta: BlockMeta): Block => ({
+  p: pair.p,
+  seg: pair.seg,
+  meta,
+  rowsKey: pair.rowsPrefix === null ? null : pair.rowsPrefix + meta.id,
+});
 
 /** The query's warm pairs with their block metadata (from the cache, else one pipeline). */
 async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
@@ -159,7 +172,8 @@ async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
     const p = Number(id.slice(0, at));
     const seg = id.slice(at + 1);
     const cacheKey = isWarmMetaStamp(tier) ? `${pl.keys[p].p.key(seg)}\n${tier}` : null;
-    return { p, seg, cacheKey, metas: cacheKey === null ? undefined : metas.get(cacheKey) };
+    const rowsPrefix = cacheKey !== null && coversBlockBodies(tier) ? `${pl.q.layout.view}\n${cacheKey}\n` : null;
+    return { p, seg, cacheKey, rowsPrefix, metas: cacheKey === null ? undefined : metas.get(cacheKey) };
   });
   const missing = pairs.filter((x) => x.metas === undefined);
   if (missing.length) {
@@ -173,7 +187,7 @@ async function warmPairs<Row>(pl: TablePlan<Row>): Promise<WarmPair[]> {
       if (x.cacheKey !== null) metas.set(x.cacheKey, x.metas);
     });
   }
-  return pairs.map(({ p, seg, metas: m }) => ({ p, seg, metas: m! }));
+  return pairs.map(({ p, seg, metas: m, rowsPrefix }) => ({ p, seg, metas: m!, rowsPrefix }));
 }
 
 /** The blocks of a pair a query may read (listed: its tickers' only), and whether a block can hold a match (its ranges). */
@@ -206,7 +220,7 @@ function blockTest<Row>(pl: TablePlan<Row>): {
 function candidateBlocks<Row>(pl: TablePlan<Row>, pairs: readonly WarmPair[]): Block[] {
   const test = blockTest(pl);
   const out: Block[] = [];
-  for (const { p, seg, metas: m } of pairs) for (const meta of test.listed(m)) if (test.fits(meta)) out.push({ p, seg, meta });
+  for (const pair of pairs) for (const meta of test.listed(pair.metas)) if (test.fits(meta)) out.push(blockOf(pair, meta));
   return out;
 }
 
@@ -245,22 +259,34 @@ function orderedBlocks<Row>(
         c.at = bound(c.list[c.i]);
         heap.push(c);
       }
-      const block = { p: c.pair.p, seg: c.pair.seg, meta };
+      const block = blockOf(c.pair, meta);
       if (test.fits(meta) && !skip(block)) return block;
     }
     return undefined;
   };
 }
 
-/** Reads blocks in one pipeline and hands each one's decoded rows (shared: copy what is kept) to `visit`. */
+/**
+ * Hands each block's decoded rows (shared: copy what is kept) to `visit`, in the blocks' order:
+ * from the cache when their session's stamp keys them, the others read in one pipeline.
+ */
 async function readBlockRows<Row>(pl: TablePlan<Row>, blocks: Block[], visit: (rows: readonly Row[], b: Block) => void): Promise<void> {
-  const pipe = pl.redis.pipeline();
-  for (const b of blocks) pipe.hgetBuffer(new WarmKeys(pl.keys[b.p].p).blocks(b.seg), b.meta.id);
-  const res = (await pipe.exec())!;
-  res.forEach(([err, body], i) => {
-    if (err) throw err;
-    if (body === null) return; // moved back to the hot tier since the metadata was read
-    visit(rowsOf(pl, body as Buffer, blocks[i].seg), blocks[i]);
+  const cached = blocks.map((b) => (b.rowsKey === null ? undefined : (decoded.get(b.rowsKey) as Row[] | undefined)));
+  const read = blocks.filter((_, i) => cached[i] === undefined);
+  const bodies = new Map<Block, Buffer | null>();
+  if (read.length) {
+    const pipe = pl.redis.pipeline();
+    for (const b of read) pipe.hgetBuffer(new WarmKeys(pl.keys[b.p].p).blocks(b.seg), b.meta.id);
+    (await pipe.exec())!.forEach(([err, body], i) => {
+      if (err) throw err;
+      bodies.set(read[i], body as Buffer | null);
+    });
+  }
+  blocks.forEach((b, i) => {
+    if (cached[i]) return visit(cached[i], b);
+    const body = bodies.get(b);
+    if (!body) return; // moved back to the hot tier since the metadata was read
+    visit(rowsOf(pl, b, body), b);
   });
 }
 

@@ -155,21 +155,27 @@ export function hotSessionsKey(prefix: string, view: string, version: number): s
 export const warmField = (seg: string): string => `w:${seg}`;
 
 /**
- * A warm session's tier field: its block count and a digest of its blocks' ids and metadata.
- * Readers key their cache of decoded metadata by it (api/tables/warm-reader.ts): a session moved
- * back and frozen again with other rows gets another value, and the same rows give the same
- * value (packBlocks is deterministic), so a rebuild writes what the projection wrote.
+ * A warm session's tier field: its block count and a digest of its blocks (ids, metadata and
+ * bodies), marked as covering the bodies (`:b`). Readers key their caches by it (decoded metadata
+ * of the session, decoded rows of a block: api/tables/warm-reader.ts): a session moved back and
+ * frozen again with other rows gets another value, and the same rows give the same value
+ * (packBlocks is deterministic), so a rebuild writes what the projection wrote.
  */
-export function warmTierValue(blocks: readonly Pick<PackedBlock, 'id' | 'metaBytes'>[]): string {
+export function warmTierValue(blocks: readonly Pick<PackedBlock, 'id' | 'metaBytes' | 'body'>[]): string {
   if (!blocks.length) return '0';
   const h = createHash('sha1');
-  for (const b of blocks) h.update(b.id).update('\0').update(b.metaBytes);
-  return `${blocks.length}:${h.digest('base64url').slice(0, 16)}`;
+  for (const b of blocks) h.update(b.id).update('\0').update(b.metaBytes).update(b.body);
+  return `${blocks.length}:${h.digest('base64url').slice(0, 16)}:b`;
 }
 
 /** Whether a tier field names its blocks' metadata (warmTierValue), so that it may key a cache; not one written before the digest. */
 export function isWarmMetaStamp(value: string): boolean {
   return value.includes(':');
+}
+
+/** Whether a tier field also digests its blocks' bodies, so that it may key a cache of their rows (not one written before it did). */
+export function coversBlockBodies(value: string): boolean {
+  return value.endsWith(':b');
 }
 export const lastEventField = (seg: string): string => `last:${seg}`;
 

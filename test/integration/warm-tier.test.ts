@@ -642,3 +642,29 @@ describe('a warm session frozen again', () => {
     expect(keysOf((await readOrderFlowPage(redis, WARM, big)).rows)).toEqual([added.rowKey]);
   });
 });
+
+describe('a warm session frozen again with the same blocks but another row', () => {
+  it('reads the row as it is now: the stamp that keys decoded rows digests the blocks themselves', async () => {
+    const layout = orderFlowLayout(ORDER_FLOW_PRINTS_VIEW);
+    const target = prints.find((r) => r.sessionDate === SESSIONS[0] && r.ticker === 'AAPL')!;
+    const keys = new PartitionKeys(WARM, ORDER_FLOW_PRINTS_VIEW, 1, partitionOfTicker(target.ticker));
+    const tierKey = new WarmKeys(keys).tier;
+    const c = { ...CASES[1], hints: { tickers: [target.ticker] }, predicate: (r: OrderFlowRow) => r.ticker === target.ticker };
+    const page = { ...query(ORDER_FLOW_PRINTS_VIEW, c, 'TRADE_TIME', true, 500), sessions: [SESSIONS[0]] };
+    const exchangeOf = async () => (await readOrderFlowPage(redis, WARM, page)).rows.find((r) => r.rowKey === target.rowKey)!.exchange;
+    const was = await exchangeOf(); // decodes and caches the blocks' rows
+    const stampBefore = await redis.hget(tierKey, warmField(SESSIONS[0]));
+    // The row's exchange changed in place, no sort value: the blocks' ids and metadata stay the same.
+    await thawSession(redis, layout, keys, SESSIONS[0]);
+    const rowsKey = new TableKeys(keys).rows(SESSIONS[0]);
+    const stored = (await redis.hgetBuffer(rowsKey, target.rowKey))!;
+    const other = was === 'CBOE' ? 'MIAX' : 'CBOE';
+    await redis.hset(rowsKey, target.rowKey, layout.encode({ ...layout.decode(stored, target.rowKey, SESSIONS[0]), exchange: other }));
+    await settleWarmTier(redis, layout, keys, 1);
+    const stampAfter = await redis.hget(tierKey, warmField(SESSIONS[0]));
+    expect(stampAfter).toMatch(/^\d+:.+:b$/);
+    expect(stampAfter!.split(':')[0]).toBe(stampBefore!.split(':')[0]);
+    expect(stampAfter).not.toBe(stampBefore);
+    expect(await exchangeOf()).toBe(other);
+  });
+});
