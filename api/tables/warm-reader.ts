@@ -32,10 +32,11 @@ import { FirstRows } from './first-rows';
 const BLOCKS_PER_ROUND = 16;
 
 /**
- * Decoded blocks, by the digest of their stored bytes (a block moved back to the hot tier and
- * frozen again with other rows has other bytes, so a hit is always the block as stored now).
- * Cursor walks and repeated queries over a warm session decode each block once; callers get
- * copies of the rows, since a page's rows are decorated in place.
+ * Decoded blocks, by their session's tier field and block id where the field digests the blocks'
+ * bytes (coversBlockBodies), else by the digest of the bytes read: either way a session frozen
+ * again with other rows misses, so a hit is always the block as stored now. Cursor walks and
+ * repeated queries over a warm session decode each block once and, keyed by the tier field, do not
+ * read it again; callers get copies of the rows, since a page's rows are decorated in place.
  */
 const decoded = new LRUCache<string, object[]>({ maxSize: 200_000, sizeCalculation: (rows) => Math.max(1, rows.length) });
 
@@ -349,16 +350,22 @@ export async function withWarmRows<Row>(
     const worst = best.worst;
     if (inOrder && worst && sign * order(encodeSortKey(bound(round[0])), worst.sk) > 0) break;
     await readBlockRows(pl, round, (rows, b) => {
-      // A block's rows are in default-sort order: on that sort, walk them from the page's end and
-      // stop at the first row that cannot enter the page (the rest of the block sorts after it).
+      // Walk a block's rows in the page's order where it is known (a block is in default-sort
+      // order; on another indexed sort, its order is computed once per decoded block) and stop at
+      // the first row that cannot enter the full page: the rest of the block sorts after it.
       const n = rows.length;
+      const ord = byDefault || at < 0 ? null : blockOrder(rows, at, sort.value, rowKeyOf);
+      const inSortOrder = byDefault || ord !== null;
       for (let j = 0; j < n; j++) {
-        const row = rows[byDefault && sort.descending ? n - 1 - j : j];
+        const pos = sort.descending ? n - 1 - j : j;
+        const row = rows[ord ? ord[pos] : inSortOrder ? pos : j];
+        const last = best.worst;
+        if (inSortOrder && last) {
+          if (sign * compareKeys(encodeSortKey(sort.value(row)), rowKeyOf(row), last.sk, last.rk) > 0) break;
+        }
         if (!pl.matches(row)) continue;
         const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
         if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) continue;
-        const last = best.worst;
-        if (byDefault && last && sign * compareKeys(e.sk, e.rk, last.sk, last.rk) > 0) break;
         best.offer(e);
       }
     });
@@ -367,6 +374,30 @@ export async function withWarmRows<Row>(
   for (const e of best.items) if (e.p >= 0) e.row = { ...e.row };
   await attachCompanions(pl, best.items);
   return best.items.map((e) => e.row);
+}
+
+/**
+ * Positions of a decoded block's rows in (value on sort `at`, rowKey) order, or null when a value
+ * is not a number: computed once per block and sort (the rows are the decoded-block cache's, so a
+ * repeated page walks a block's best rows first and stops after a few).
+ */
+const blockOrders = new WeakMap<readonly object[], Map<number, Uint32Array | null>>();
+function blockOrder<Row>(rows: readonly Row[], at: number, value: (r: Row) => unknown, rowKeyOf: (r: Row) => string): Uint32Array | null {
+  let byAt = blockOrders.get(rows as readonly object[]);
+  if (!byAt) blockOrders.set(rows as readonly object[], (byAt = new Map()));
+  let ord = byAt.get(at);
+  if (ord === undefined) {
+    const vs = rows.map((r) => numberOrNull(value(r) as number));
+    if (vs.some((v) => v === null)) ord = null;
+    else {
+      const keys = rows.map(rowKeyOf);
+      const v = vs as number[];
+      // Numbers order as their sort keys do (encodeSortKey), ties by rowKey: the page's order.
+      ord = Uint32Array.from(rows.keys()).sort((a, b) => (v[a] < v[b] ? -1 : v[a] > v[b] ? 1 : keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+    }
+    byAt.set(at, ord);
+  }
+  return ord;
 }
 
 /** A block's bound as a number, or null when it has none (a value that is not a number, or NaN): its blocks are then read unordered. */
