@@ -78,6 +78,8 @@ const STAMP = Date.now().toString(36);
 /** The data's dates: those of the family benchmarks, so that the figures compare with theirs. */
 const FLOW_DATE = '2024-05-01';
 const VOLATILITY_THROUGH = '2026-11-20';
+/** The warm session of the order-flow cases: this many sessions before FLOW_DATE (issue 35's "25 sessions back"). */
+const WARM_BACK = 25;
 const EQUITIES_DATE = '2026-11-19';
 const NEWS_END = Date.parse('2026-11-21T00:00:00Z');
 const CACHE_HIT_CASE = 'order-flow/consolidated: first page, unfiltered';
@@ -139,7 +141,7 @@ async function loadData(
   if (wanted('flow') || wanted('orderFlow')) {
     const table = `bench_flow_${STAMP}`;
     tables.push(table, `${table}_px`);
-    const flow = await loadFlowData(redis, pool, { table, date: FLOW_DATE, every: 8, sessions: 30, consolidated: true, log });
+    const flow = await loadFlowData(redis, pool, { table, date: FLOW_DATE, every: 8, sessions: 30, consolidated: true, tapeHistory: wanted('orderFlow'), log });
     info.flow = flow;
     builders.push(async () =>
       flowCases(flow)
@@ -149,16 +151,30 @@ async function loadData(
     if (wanted('orderFlow')) {
       const tapes = TAPES.map((t) => ({ ...t, table: `bench_of_${t.name}_${STAMP}` }));
       const loaded: Record<string, unknown> = {};
+      // The prints tape also holds the ticker's earlier sessions, all but the newest few warm: one
+      // of them, WARM_BACK sessions before the date, is read back too, for its warm cases.
+      const warm = { session: flow.historySessions[flow.historySessions.length - WARM_BACK], ticker: flow.ticker, back: WARM_BACK };
       for (const tape of tapes) {
         tables.push(tape.table);
-        loaded[tape.name] = await loadOrderFlowTape(pool, redis, PREFIX, FLOW_DATE, tape);
+        const sessions = tape.name === 'unconsolidated' ? [FLOW_DATE, warm.session] : [FLOW_DATE];
+        loaded[tape.name] = await loadOrderFlowTape(pool, redis, PREFIX, sessions, tape);
       }
       info.orderFlow = loaded;
       log(`[data] order-flow tapes in PostgreSQL (${took()})`);
       builders.push(async (api) => {
         const out: SideBySideQuery[] = [];
         for (const tape of tapes)
-          out.push(...(await orderFlowQueries({ redis, prefix: PREFIX, session: FLOW_DATE, tape, pool, post: (p, body) => api.post(p, body) })));
+          out.push(
+            ...(await orderFlowQueries({
+              redis,
+              prefix: PREFIX,
+              session: FLOW_DATE,
+              tape,
+              pool,
+              post: (p, body) => api.post(p, body),
+              warm: tape.name === 'unconsolidated' ? warm : undefined,
+            })),
+          );
         return out;
       });
     }

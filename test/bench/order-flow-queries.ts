@@ -236,7 +236,7 @@ async function main(): Promise<void> {
   };
   if (!SKIP_PG_LOAD) {
     for (const tape of TAPES) {
-      const r = await loadOrderFlowTape(pool, redis, config.keyPrefix, SESSION, tape);
+      const r = await loadOrderFlowTape(pool, redis, config.keyPrefix, [SESSION], tape);
       console.log(
         `[pg] ${tape.table}: ${r.rows} rows loaded and indexed in ${r.seconds.toFixed(0)} s; table ${(r.tableBytes / 2 ** 20).toFixed(0)} MiB, indexes ${(r.indexBytes / 2 ** 20).toFixed(0)} MiB`,
       );

@@ -7,15 +7,16 @@
  */
 import type Redis from 'ioredis';
 import type { Pool } from 'pg';
-import { topicFor } from '../../../schemas/catalog';
+import { MARKET_PARTITIONS, topicFor } from '../../../schemas/catalog';
 import { nyLocalToEpochMs, sessionBounds } from '../../../services/domain/calendar';
 import { isConsolidatedRow, type ConsolidatedTradeEvent, type EnrichedPrintEvent } from '../../../services/domain/order-flow';
 import { FLOW_AGGREGATES_VIEW } from '../../../services/views/flow-aggregates';
 import { STOCK_PRICES_VIEW } from '../../../services/views/equities/stock-prices';
 import { stockPricesProjection } from '../../../projections/equities/stock-prices';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW } from '../../../services/views/order-flow';
+import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, orderFlowLayout } from '../../../services/views/order-flow';
 import { premiumCents } from '../../../services/views/order-flow/statistics';
-import { pointerKey } from '../../../services/views/keys';
+import { PartitionKeys, pointerKey } from '../../../services/views/keys';
+import { settleWarmTier, warmTierOptions } from '../../../projections/runtime/warm-tier';
 import { SimulatedMarket } from '../../../ingest/simulator/session';
 import { PROFILES } from '../../../ingest/simulator/profiles';
 import { TRADING_DAYS, dayIndex } from '../../../ingest/simulator/market';
@@ -90,6 +91,11 @@ export interface FlowDataOptions {
   ticker?: string;
   /** Also the consolidated tape (its view only; bench:endpoints reads it back into PostgreSQL). */
   consolidated?: boolean;
+  /**
+   * Also the earlier sessions into the prints tape, all but the newest MDQ_HOT_SESSIONS (3) of its
+   * partition then warm (bench:endpoints reads one of them back into PostgreSQL).
+   */
+  tapeHistory?: boolean;
   log?: (line: string) => void;
 }
 
@@ -173,9 +179,19 @@ export async function loadFlowData(redis: Redis, pool: Pool, o: FlowDataOptions)
     const day: EnrichedPrintEvent[] = [];
     for (const out of fold.session(d, new Set([ticker]))) day.push(out.enriched);
     await projectInChunks(redis, flowAggregatesProjection, printTopic, day);
+    if (o.tapeHistory) await projectInChunks(redis, orderFlowPrintsProjection, printTopic, day);
     await copyRows(pool, T, COLUMNS, rowsOf(day));
     historyPrints += day.length;
   }
+  // The projection moves a session once it is quiet; what the last chunks left hot moves now, as at the end of a replay.
+  if (o.tapeHistory)
+    for (let p = 0; p < MARKET_PARTITIONS; p++)
+      await settleWarmTier(
+        redis,
+        orderFlowLayout(ORDER_FLOW_PRINTS_VIEW),
+        new PartitionKeys('mdq', ORDER_FLOW_PRINTS_VIEW, 1, p),
+        warmTierOptions().hotSessions,
+      );
   log(`[data] ${history.length} earlier sessions of ${ticker}: ${historyPrints} prints (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
   // The ticker's underlying prices of the session: the official open and close, the per-second ticks.
   const prices: { ticker: string; sessionDate: string; time: number; price: number }[] = [];

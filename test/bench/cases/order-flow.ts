@@ -10,7 +10,15 @@ import type { Pool } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { MARKET_PARTITIONS } from '../../../schemas/catalog';
 import { PartitionKeys, pointerKey } from '../../../services/views/keys';
-import { ORDER_FLOW_CONSOLIDATED_VIEW, ORDER_FLOW_PRINTS_VIEW, decodeRow, orderFlowKeys } from '../../../services/views/order-flow';
+import {
+  ORDER_FLOW_CONSOLIDATED_VIEW,
+  ORDER_FLOW_PRINTS_VIEW,
+  decodeRow,
+  orderFlowKeys,
+  orderFlowLayout,
+  type OrderFlowRow,
+} from '../../../services/views/order-flow';
+import { WarmKeys, unpackBlock, warmField } from '../../../services/views/warm-tier';
 import { CONSOLIDATED_RESPONSE } from '../../../api/endpoints/options/order-flow-consolidated';
 import { UNCONSOLIDATED_RESPONSE } from '../../../api/endpoints/options/order-flow-unconsolidated';
 import { samePage, type SideBySideQuery } from '../side-by-side';
@@ -33,15 +41,25 @@ export async function viewVersion(redis: Redis, prefix: string, view: string): P
   return Number(v);
 }
 
-/** Every stored row of one session of a view, partition by partition (HSCAN). */
-async function* storedRows(redis: Redis, prefix: string, session: string, view: string, v: number): AsyncGenerator<{ rowKey: string; stored: Buffer }> {
+/**
+ * Every row of one session of a view, partition by partition: a hot session's stored rows (HSCAN),
+ * a warm one's blocks decoded (services/views/warm-tier.ts).
+ */
+async function* sessionRows(redis: Redis, prefix: string, session: string, view: string, v: number): AsyncGenerator<OrderFlowRow> {
+  const layout = orderFlowLayout<OrderFlowRow>(view);
   for (let p = 0; p < MARKET_PARTITIONS; p++) {
-    const k = orderFlowKeys(new PartitionKeys(prefix, view, v, p));
+    const keys = new PartitionKeys(prefix, view, v, p);
+    const w = new WarmKeys(keys);
+    if ((await redis.hget(w.tier, warmField(session))) !== null) {
+      for (const body of await redis.hvalsBuffer(w.blocks(session))) yield* unpackBlock(layout, body, session);
+      continue;
+    }
+    const k = orderFlowKeys(keys);
     let cursor = '0';
     do {
       const [next, flat] = await redis.hscanBuffer(k.rows(session), cursor, 'COUNT', 2000);
       cursor = next.toString();
-      for (let i = 0; i < flat.length; i += 2) yield { rowKey: flat[i].toString(), stored: flat[i + 1] };
+      for (let i = 0; i < flat.length; i += 2) yield decodeRow(flat[i + 1], flat[i].toString(), session);
     } while (cursor !== '0');
   }
 }
@@ -69,15 +87,15 @@ function tsvEscape(s: string): string {
 }
 
 /**
- * Every row of `session` of the tape's view read back from Redis into PostgreSQL table `tape.table`,
- * each with the document the API answers with (its own serializer), and the keyset indexes a
- * careful user would build.
+ * Every row of `sessions` (hot or warm) of the tape's view read back from Redis into PostgreSQL
+ * table `tape.table`, each with the document the API answers with (its own serializer), and the
+ * keyset indexes a careful user would build.
  */
 export async function loadOrderFlowTape(
   pool: Pool,
   redis: Redis,
   prefix: string,
-  session: string,
+  sessions: readonly string[],
   tape: Tape,
 ): Promise<{ rows: number; seconds: number; tableBytes: number; indexBytes: number }> {
   const t0 = Date.now();
@@ -92,13 +110,13 @@ export async function loadOrderFlowTape(
       doc jsonb NOT NULL)`);
     let n = 0;
     async function* lines() {
-      for await (const { rowKey, stored } of storedRows(redis, prefix, session, tape.view, v)) {
-        // The row as the API answers it (same fields, same values), as a jsonb document.
-        const r = decodeRow(stored, rowKey, session);
-        // The document the API answers with (its own serializer).
-        const doc = (tape.name === 'consolidated' ? CONSOLIDATED_RESPONSE : UNCONSOLIDATED_RESPONSE).serializeRow(r);
-        n++;
-        yield `${[rowKey, session, r.ticker, r.contractType, r.sector, r.tradeSideCode, r.premium, r.size, r.volume, r.dte, r.strikePrice, r.tradeTime].join('\t')}\t${tsvEscape(doc)}\n`;
+      for (const session of sessions) {
+        for await (const r of sessionRows(redis, prefix, session, tape.view, v)) {
+          // The document the API answers with (its own serializer), as jsonb.
+          const doc = (tape.name === 'consolidated' ? CONSOLIDATED_RESPONSE : UNCONSOLIDATED_RESPONSE).serializeRow(r as never);
+          n++;
+          yield `${[r.rowKey, session, r.ticker, r.contractType, r.sector, r.tradeSideCode, r.premium, r.size, r.volume, r.dte, r.strikePrice, r.tradeTime].join('\t')}\t${tsvEscape(doc)}\n`;
+        }
       }
     }
     await pipeline(Readable.from(lines()), c.query(copyFrom(`COPY ${tape.table} (${COLUMNS.join(',')}) FROM STDIN`)));
@@ -148,6 +166,8 @@ export async function orderFlowQueries(o: {
   tape: Tape;
   pool: Pool;
   post: (path: string, body: unknown) => Promise<any>;
+  /** A warm session of one ticker (in the PostgreSQL table too): its first page by time and by premium. */
+  warm?: { session: string; ticker: string; back: number };
 }): Promise<SideBySideQuery[]> {
   const { tape, pool } = o;
   const SESSION = o.session;
@@ -184,6 +204,26 @@ export async function orderFlowQueries(o: {
       params: [SESSION],
     },
     { ...at, name: 'sort by premium desc, page 1', body: byPremium, sql: `${sel} ORDER BY premium DESC, row_key DESC LIMIT 51`, params: [SESSION] },
+    ...(o.warm
+      ? [
+          {
+            ...at,
+            name: `one ticker (${o.warm.ticker}), warm session ${o.warm.back} back`,
+            role: 'typical' as const,
+            body: { ...base, sessionDate: o.warm.session, filter: { tickers: o.warm.ticker } },
+            sql: `${sel} AND ticker = $2 ORDER BY trade_time DESC, row_key DESC LIMIT 51`,
+            params: [o.warm.session, o.warm.ticker],
+          },
+          {
+            ...at,
+            name: `one ticker (${o.warm.ticker}), warm session ${o.warm.back} back, by premium`,
+            role: 'heavy' as const,
+            body: { ...byPremium, sessionDate: o.warm.session, filter: { tickers: o.warm.ticker } },
+            sql: `${sel} AND ticker = $2 ORDER BY premium DESC, row_key DESC LIMIT 51`,
+            params: [o.warm.session, o.warm.ticker],
+          },
+        ]
+      : []),
     {
       ...at,
       name: 'sort by premium desc, page 20 (cursor)',
