@@ -144,9 +144,14 @@ function ordersOf(m: SessionMetas, metas: readonly BlockMeta[], at: number, desc
  * list is a run already (keyRuns): a ticker's page or a page over every row then merges the keys'
  * runs without ordering any block; on another sort, one run, ordered (ordersOf).
  */
-function runsOf(m: SessionMetas, keys: readonly string[] | null, at: number, descending: boolean): { lists: readonly BlockMeta[][]; backward: boolean } | null {
-  if (at === 0 && keyRuns(m)) return { lists: keys ? keys.map((k) => m.byKey.get(k) ?? []) : [...m.byKey.values()], backward: descending };
-  const order = ordersOf(m, keys ? keys.flatMap((k) => m.byKey.get(k) ?? []) : m.all, at, descending);
+function runsOf(
+  m: SessionMetas,
+  test: ReturnType<typeof blockTest>,
+  at: number,
+  descending: boolean,
+): { lists: readonly (readonly BlockMeta[])[]; backward: boolean } | null {
+  if (at === 0 && keyRuns(m)) return { lists: test.keys ? test.keys.map((k) => m.byKey.get(k) ?? []) : [...m.byKey.values()], backward: descending };
+  const order = ordersOf(m, test.listed(m), at, descending);
   return order && { lists: [order], backward: false };
 }
 
@@ -242,7 +247,7 @@ function orderedBlocks<Row>(
   // A cursor walks a run from `i` by `step`; `at` is the bound of the block it is on.
   const cursors: { pair: WarmPair; list: readonly BlockMeta[]; i: number; step: number; at: number }[] = [];
   for (const pair of pairs) {
-    const runs = runsOf(pair.metas, test.keys, at, descending);
+    const runs = runsOf(pair.metas, test, at, descending);
     if (!runs) return null;
     for (const list of runs.lists) {
       if (!list.length) continue;
@@ -360,11 +365,16 @@ export async function withWarmRows<Row>(
         const pos = sort.descending ? n - 1 - j : j;
         const row = rows[ord ? ord[pos] : inSortOrder ? pos : j];
         const last = best.worst;
+        // The row's keys once: taken before the filter only where they can end the walk.
+        let sk: string | undefined;
+        let rk: string | undefined;
         if (inSortOrder && last) {
-          if (sign * compareKeys(encodeSortKey(sort.value(row)), rowKeyOf(row), last.sk, last.rk) > 0) break;
+          sk = encodeSortKey(sort.value(row));
+          rk = rowKeyOf(row);
+          if (sign * compareKeys(sk, rk, last.sk, last.rk) > 0) break;
         }
         if (!pl.matches(row)) continue;
-        const e = { row, sk: encodeSortKey(sort.value(row)), rk: rowKeyOf(row), p: b.p, seg: b.seg };
+        const e = { row, sk: sk ?? encodeSortKey(sort.value(row)), rk: rk ?? rowKeyOf(row), p: b.p, seg: b.seg };
         if (after && sign * compareKeys(e.sk, e.rk, after.sortKey, after.rowKey) <= 0) continue;
         best.offer(e);
       }
